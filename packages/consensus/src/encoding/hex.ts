@@ -1,0 +1,47 @@
+import { DecodeError } from './errors.ts';
+
+const HEX_RE = /^(?:[0-9a-fA-F]{2})*$/;
+
+/** Strict hex decoding: even length, hex digits only. Bad input is a DecodeError, never garbage bytes. */
+export function fromHex(hex: string): Uint8Array {
+  if (typeof hex !== 'string' || !HEX_RE.test(hex)) throw new DecodeError('invalid', 'invalid hex string');
+  return new Uint8Array(Buffer.from(hex, 'hex'));
+}
+
+export function toHex(bytes: Uint8Array): string {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('hex');
+}
+
+/** Hashes are stored in internal byte order and shown reversed, as Bitcoin Core does. */
+export function hashToHex(hash: Uint8Array): string {
+  return toHex(reversed(hash));
+}
+
+export function hashFromHex(hex: string): Uint8Array {
+  if (typeof hex !== 'string' || hex.length !== 64) throw new DecodeError('invalid', 'hash must be 64 hex characters');
+  return reversed(fromHex(hex));
+}
+
+export function reversed(bytes: Uint8Array): Uint8Array {
+  const out = new Uint8Array(bytes.length);
+  for (let i = 0; i < bytes.length; i++) out[i] = bytes[bytes.length - 1 - i];
+  return out;
+}
+
+export function concatBytes(...parts: Uint8Array[]): Uint8Array {
+  let len = 0;
+  for (const p of parts) len += p.length;
+  const out = new Uint8Array(len);
+  let o = 0;
+  for (const p of parts) {
+    out.set(p, o);
+    o += p.length;
+  }
+  return out;
+}
+
+export function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}

@@ -1,0 +1,37 @@
+import { sha256d } from '../crypto/hash.ts';
+
+export interface MerkleResult {
+  readonly root: Uint8Array;
+  /**
+   * True when two identical adjacent hashes were paired at some level (CVE-2012-2459): such a
+   * tree has the same root as a different transaction list, so the block must be rejected as
+   * mutated rather than marked invalid.
+   */
+  readonly mutated: boolean;
+}
+
+/** Bitcoin's merkle root: odd levels duplicate their last node. An empty list gives zeros. */
+export function merkleRoot(leaves: readonly Uint8Array[]): MerkleResult {
+  if (leaves.length === 0) return { root: new Uint8Array(32), mutated: false };
+  let level = leaves.slice();
+  let mutated = false;
+  const pair = new Uint8Array(64);
+  while (level.length > 1) {
+    const next: Uint8Array[] = [];
+    for (let i = 0; i < level.length; i += 2) {
+      const left = level[i];
+      const right = i + 1 < level.length ? level[i + 1] : left;
+      if (i + 1 < level.length && bytesEq32(left, right)) mutated = true;
+      pair.set(left, 0);
+      pair.set(right, 32);
+      next.push(sha256d(pair));
+    }
+    level = next;
+  }
+  return { root: level[0], mutated };
+}
+
+function bytesEq32(a: Uint8Array, b: Uint8Array): boolean {
+  for (let i = 0; i < 32; i++) if (a[i] !== b[i]) return false;
+  return true;
+}

@@ -1,0 +1,124 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readVector } from '../../test/vectors.ts';
+import { DecodeError } from '../encoding/errors.ts';
+import { fromHex, hashToHex, toHex } from '../encoding/hex.ts';
+import { Reader } from '../encoding/reader.ts';
+import { Writer } from '../encoding/writer.ts';
+import { BlockHeader } from './header.ts';
+import { merkleRoot } from './merkle.ts';
+import { Transaction } from './tx.ts';
+
+type CoreTxVector = [unknown, string, string] | [string];
+
+function coreTxHexes(): string[] {
+  const out: string[] = [];
+  for (const file of ['bitcoin-core/tx_valid.json', 'bitcoin-core/tx_invalid.json']) {
+    for (const row of readVector<CoreTxVector[]>(file)) if (row.length === 3) out.push(row[1]);
+  }
+  return out;
+}
+
+test('every serialized transaction in Core tx_valid/tx_invalid round-trips byte for byte', () => {
+  const hexes = coreTxHexes();
+  assert.ok(hexes.length > 200);
+  let decoded = 0;
+  for (const hex of hexes) {
+    let tx: Transaction;
+    try {
+      tx = Transaction.decode(fromHex(hex));
+    } catch (e) {
+      // A few tx_invalid entries are deliberately unparseable (e.g. superfluous witness record).
+      assert.ok(e instanceof DecodeError, hex);
+      continue;
+    }
+    decoded++;
+    assert.equal(toHex(tx.encode()), hex);
+    assert.ok(tx.weight >= tx.baseSize * 4 && tx.vsize * 4 >= tx.weight);
+  }
+  assert.ok(decoded > hexes.length - 10);
+});
+
+test('segwit transaction: txid, wtxid, sizes (BIP143 native P2WPKH example, signed)', () => {
+  const hex =
+    '01000000000102fff7f7881a8099afa6940d42d1e7f6362bec38171ea3edf433541db4e4ad969f00000000494830450221008b9d1dc26ba6a9cb62127b02742fa9d754cd3bebf337f7a55d114c8e5cdd30be022040529b194ba3f9281a99f2b1c0a19c0489bc22ede944ccf4ecbab4cc618ef3ed01eeffffffef51e1b804cc89d182d279655c3aa89e815b1b309fe287d9b2b55d57b90ec68a0100000000ffffffff02202cb206000000001976a9148280b37df378db99f66f85c95a783a76ac7a6d5988ac9093510d000000001976a9143bde42dbee7e4dbe6a21b2d50ce2f0167faa815988ac000247304402203609e17b84f6a7d30c80bfa610b5b4542f32a8a0d5447a12fb1366d7f01cc44a0220573a954c4518331561406f90300e8f3358f51928d43c212a8caed02de67eebee0121025476c2e83188368da1ff3e292e7acafcdb3566bb0ad253f62fc70f07aeee635711000000';
+  const tx = Transaction.decode(fromHex(hex));
+  assert.equal(tx.inputs.length, 2);
+  assert.equal(tx.inputs[1].witness.length, 2);
+  assert.equal(tx.size, hex.length / 2);
+  assert.equal(tx.hasWitness, true);
+  assert.notEqual(tx.txidHex, tx.wtxidHex);
+  // Stripped form re-decodes to the same txid.
+  const stripped = Transaction.decode(tx.encode(false));
+  assert.equal(stripped.txidHex, tx.txidHex);
+  assert.equal(stripped.wtxidHex, tx.txidHex);
+  assert.equal(tx.weight, tx.baseSize * 3 + tx.size);
+});
+
+test('decoder rejects superfluous witness flag, unknown flags and trailing bytes', () => {
+  // version 1, marker 0, flag 1, one input, one output, empty witness for the input.
+  const base = '0100000000010100000000000000000000000000000000000000000000000000000000000000000000000000ffffffff0100000000000000000000000000';
+  assert.throws(() => Transaction.decode(fromHex(base)), (e: unknown) => e instanceof DecodeError && /superfluous/.test(e.message));
+  const unknownFlag = base.slice(0, 10) + '02' + base.slice(12);
+  assert.throws(() => Transaction.decode(fromHex(unknownFlag)), DecodeError);
+  const legacy = '01000000' + '01' + '00'.repeat(32) + 'ffffffff' + '00' + 'ffffffff' + '01' + '0000000000000000' + '00' + '00000000';
+  assert.equal(Transaction.decode(fromHex(legacy)).inputs.length, 1);
+  assert.throws(() => Transaction.decode(fromHex(legacy + '00')), (e: unknown) => e instanceof DecodeError && e.code === 'trailing');
+  assert.throws(() => Transaction.decode(fromHex(legacy.slice(0, -2))), (e: unknown) => e instanceof DecodeError && e.code === 'truncated');
+});
+
+test('compactsize: canonical encodings only, bounded', () => {
+  for (const n of [0, 1, 0xfc, 0xfd, 0xffff, 0x10000, 0x2000000]) {
+    const bytes = new Writer().compactSize(n).finish();
+    assert.equal(new Reader(bytes).compactSize(), n);
+  }
+  const bad = (hex: string, code: string) =>
+    assert.throws(() => new Reader(fromHex(hex)).compactSize(), (e: unknown) => e instanceof DecodeError && e.code === code, hex);
+  bad('fdfc00', 'non-canonical');
+  bad('feffff0000', 'non-canonical');
+  bad('ffffffffff00000000', 'non-canonical');
+  bad('ff0000000001000000', 'oversize');
+  bad('fe01000002', 'oversize'); // 0x02000001 > MAX_SIZE
+  bad('fd01', 'truncated');
+});
+
+test('Core VARINT round trips and matches known encodings', () => {
+  // Encodings from Core's serialize tests (varint_tests): 0 -> 00, 127 -> 7f, 128 -> 8000, 255 -> 807f, 16383 -> fe7f, 16384 -> ff00.
+  const known: [number, string][] = [[0, '00'], [127, '7f'], [128, '8000'], [255, '807f'], [16383, 'fe7f'], [16384, 'ff00']];
+  for (const [n, hex] of known) {
+    assert.equal(toHex(new Writer().varInt(n).finish()), hex, String(n));
+    assert.equal(new Reader(fromHex(hex)).varInt(), n);
+  }
+  for (const n of [2 ** 32, 2 ** 40 + 12345, Math.floor(Number.MAX_SAFE_INTEGER / 256)]) {
+    assert.equal(new Reader(new Writer().varInt(n).finish()).varInt(), n);
+  }
+  assert.throws(() => new Reader(fromHex('ff'.repeat(12))).varInt(), DecodeError);
+});
+
+test('Zcash genesis headers decode and hash to their published hashes', () => {
+  const v = readVector<{ genesis: { chain: string; hash: string; header_hex?: string; chainparams_fields?: { nSolution_hex?: string } }[] }>(
+    'genesis-headers.json',
+  );
+  let checked = 0;
+  for (const g of v.genesis) {
+    if (g.chain !== 'zcash' || !g.header_hex) continue;
+    const header = BlockHeader.decode(fromHex(g.header_hex));
+    assert.equal(header.hashHex, g.hash);
+    assert.equal(header.version, 4);
+    assert.equal(toHex(header.encode()), g.header_hex);
+    checked++;
+  }
+  assert.equal(checked, 3);
+});
+
+test('merkle root: single leaf, odd count and the duplicate-leaf mutation', () => {
+  const leaf = (b: number) => new Uint8Array(32).fill(b);
+  assert.deepEqual(merkleRoot([leaf(1)]).root, leaf(1));
+  const three = merkleRoot([leaf(1), leaf(2), leaf(3)]);
+  const four = merkleRoot([leaf(1), leaf(2), leaf(3), leaf(3)]);
+  // CVE-2012-2459: duplicating the last leaf keeps the root but must be flagged.
+  assert.equal(hashToHex(three.root), hashToHex(four.root));
+  assert.equal(three.mutated, false);
+  assert.equal(four.mutated, true);
+  assert.equal(merkleRoot([]).root.every((b) => b === 0), true);
+});
