@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { bech32 } from '@scure/base';
 import { hash160 } from '../crypto/hash.ts';
 import { fromHex, toHex } from '../encoding/hex.ts';
-import { addressToScript, decodeAddress, encodeDestination, scriptToAddress, type AddressPrefixes } from './address.ts';
+import { AddressError, addressToScript, decodeAddress, encodeDestination, scriptToAddress, type AddressPrefixes } from './address.ts';
 import { decodeWif, encodeWif } from './wif.ts';
 
 const vectors = JSON.parse(readFileSync(new URL('./bip173-vectors.json', import.meta.url), 'utf8')) as {
@@ -48,8 +48,8 @@ test('BIP173 v1+ bech32 addresses are rejected under BIP350 (they need bech32m)'
 
 test('BIP173 invalid segwit addresses are rejected', () => {
   for (const [addr, why] of vectors.invalidAddresses) {
-    assert.throws(() => decodeAddress(addr, btcMain), undefined, `${addr}: ${why}`);
-    assert.throws(() => decodeAddress(addr, btcTest), undefined, `${addr}: ${why}`);
+    assert.throws(() => decodeAddress(addr, btcMain), AddressError, `${addr}: ${why}`);
+    assert.throws(() => decodeAddress(addr, btcTest), AddressError, `${addr}: ${why}`);
   }
 });
 

@@ -1,6 +1,7 @@
 import { base58check as makeBase58check, bech32, bech32m } from '@scure/base';
 import { sha256 } from '../crypto/hash.ts';
 import { bytesEqual, concatBytes } from '../encoding/hex.ts';
+import { p2pkhScript, p2shScript, solver, witnessProgram, witnessProgramScript } from '../script/standard.ts';
 
 const base58check = makeBase58check(sha256);
 
@@ -26,45 +27,25 @@ export class AddressError extends Error {
   override readonly name = 'AddressError';
 }
 
-const OP_0 = 0x00;
-const OP_1 = 0x51;
-const OP_16 = 0x60;
-const OP_DUP = 0x76;
-const OP_HASH160 = 0xa9;
-const OP_EQUAL = 0x87;
-const OP_EQUALVERIFY = 0x88;
-const OP_CHECKSIG = 0xac;
-
 /** The output script paying to a destination. */
 export function destinationToScript(d: Destination): Uint8Array {
   switch (d.type) {
     case 'pubkeyhash':
-      return concatBytes(Uint8Array.of(OP_DUP, OP_HASH160, 20), d.hash, Uint8Array.of(OP_EQUALVERIFY, OP_CHECKSIG));
+      return p2pkhScript(d.hash);
     case 'scripthash':
-      return concatBytes(Uint8Array.of(OP_HASH160, 20), d.hash, Uint8Array.of(OP_EQUAL));
+      return p2shScript(d.hash);
     case 'witness':
-      return concatBytes(Uint8Array.of(d.version === 0 ? OP_0 : OP_1 + d.version - 1, d.program.length), d.program);
+      return witnessProgramScript(d.version, d.program);
   }
 }
 
 /** Core's ExtractDestination: the destination of a script that has an address form, else null. */
-export function scriptToDestination(s: Uint8Array): Destination | null {
-  if (s.length === 25 && s[0] === OP_DUP && s[1] === OP_HASH160 && s[2] === 20 && s[23] === OP_EQUALVERIFY && s[24] === OP_CHECKSIG) {
-    return { type: 'pubkeyhash', hash: s.slice(3, 23) };
-  }
-  if (s.length === 23 && s[0] === OP_HASH160 && s[1] === 20 && s[22] === OP_EQUAL) {
-    return { type: 'scripthash', hash: s.slice(2, 22) };
-  }
-  const wp = witnessProgram(s);
-  return wp ? { type: 'witness', ...wp } : null;
-}
-
-/** BIP141: a 1-byte version push followed by a single 2..40 byte push is a witness program. */
-export function witnessProgram(s: Uint8Array): { version: number; program: Uint8Array } | null {
-  if (s.length < 4 || s.length > 42) return null;
-  if (s[0] !== OP_0 && (s[0] < OP_1 || s[0] > OP_16)) return null;
-  if (s[1] + 2 !== s.length) return null;
-  return { version: s[0] === OP_0 ? 0 : s[0] - OP_1 + 1, program: s.slice(2) };
+export function scriptToDestination(script: Uint8Array): Destination | null {
+  const { type, solutions } = solver(script);
+  if (type === 'pubkeyhash') return { type, hash: solutions[0] };
+  if (type === 'scripthash') return { type, hash: solutions[0] };
+  const wp = witnessProgram(script);
+  return wp ? { type: 'witness', version: wp.version, program: wp.program.slice() } : null;
 }
 
 export function encodeDestination(d: Destination, net: AddressPrefixes): string {

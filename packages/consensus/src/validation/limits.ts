@@ -11,8 +11,6 @@ export const COINBASE_MATURITY = 100;
 export const COIN = 100_000_000n;
 /** No amount anywhere may exceed the total supply: 21,000,000 coins (docs/protocol.md, subsidy). */
 export const MAX_MONEY = 21_000_000n * COIN;
-/** Below this a locktime is a block height, from it on a Unix time (Bitcoin's LOCKTIME_THRESHOLD). */
-export const LOCKTIME_THRESHOLD = 500_000_000;
 export { WITNESS_SCALE_FACTOR };
 
 export function moneyRange(v: bigint): boolean {

@@ -1,0 +1,129 @@
+import type { AddressPrefixes } from '../address/address.ts';
+import type { Block } from '../primitives/block.ts';
+import { EQUIHASH_48_5, ZELHASH, type EquihashParams } from '../pow/equihash-params.ts';
+import { COIN } from '../validation/limits.ts';
+import { createGenesisBlock, type GenesisFields } from './genesis.ts';
+
+export type NetworkName = 'main' | 'test' | 'regtest';
+
+/**
+ * Everything that differs between networks, in one place: code asks the network, never
+ * hard-codes. The values and their reasons are written out in docs/protocol.md.
+ */
+export interface ChainParams {
+  readonly name: NetworkName;
+  /** P2P message start bytes. */
+  readonly magic: Uint8Array;
+  readonly p2pPort: number;
+  readonly rpcPort: number;
+  readonly address: AddressPrefixes;
+  /** BIP32 extended key version bytes (xpub/xprv on main, tpub/tprv elsewhere). */
+  readonly bip32: { readonly public: number; readonly private: number };
+  /** BIP44 coin type for HD paths. */
+  readonly coinType: number;
+  /** Prefix of signmessage/verifymessage digests. */
+  readonly messageMagic: string;
+  readonly equihash: EquihashParams;
+  /** Easiest allowed target, and its compact form. */
+  readonly powLimit: bigint;
+  readonly powLimitBits: number;
+  /** Regtest keeps every block at powLimit so that tests mine instantly. */
+  readonly noRetarget: boolean;
+  readonly targetSpacing: number;
+  /** LWMA3 averaging window in blocks. */
+  readonly lwmaWindow: number;
+  /** How far a block time may run ahead of the node's clock (seconds). */
+  readonly maxFutureBlockTime: number;
+  readonly initialSubsidy: bigint;
+  readonly halvingInterval: number;
+  readonly coinbaseMaturity: number;
+  /** Whether the mempool enforces standardness (Core: -acceptnonstdtxn default). */
+  readonly requireStandard: boolean;
+  /** Regtest only: generatetoaddress and friends. */
+  readonly mineBlocksOnDemand: boolean;
+  readonly genesis: Block;
+}
+
+
+// 12.5 coins every 120 s, halving every 840,000 blocks (~3.2 years): the subsidy sums to just
+// under 21,000,000 coins, Bitcoin's MAX_MONEY, which therefore still bounds every amount.
+const INITIAL_SUBSIDY = (25n * COIN) / 2n;
+
+function params(p: Omit<ChainParams, 'genesis'> & { genesisFields: GenesisFields }): ChainParams {
+  const { genesisFields, ...rest } = p;
+  return { ...rest, genesis: createGenesisBlock(genesisFields) };
+}
+
+// Mined with scripts/mine-genesis.ts (see docs/protocol.md, genesis).
+const GENESIS_MAIN: GenesisFields = { time: 1795132800, bits: 0x207fffff, nonce: '', solution: '' };
+const GENESIS_TEST: GenesisFields = { time: 1795132800, bits: 0x207fffff, nonce: '', solution: '' };
+const GENESIS_REGTEST: GenesisFields = { time: 1795132800, bits: 0x200f0f0f, nonce: '', solution: '' };
+
+const TEST_ADDRESSES = { pubkeyHash: 0x57, scriptHash: 0x7d, wif: 0xef };
+
+export const MAIN: ChainParams = params({
+  name: 'main',
+  magic: Uint8Array.of(0xc5, 0x73, 0xa1, 0x7e),
+  p2pPort: 16125,
+  // The interface document's port, on every network: run two networks at once with -rpcport.
+  rpcPort: 16180,
+  address: { pubkeyHash: 0x1c, scriptHash: 0x3f, wif: 0x9c, bech32: 'cs' },
+  bip32: { public: 0x0488b21e, private: 0x0488ade4 },
+  coinType: 1618,
+  messageMagic: 'cs Signed Message:\n',
+  equihash: ZELHASH,
+  // As Zcash and Flux mainnet: 0x0007ffff..ff, compact 0x1f07ffff.
+  powLimit: (1n << 243n) - 1n,
+  powLimitBits: 0x1f07ffff,
+  noRetarget: false,
+  targetSpacing: 120,
+  lwmaWindow: 60,
+  maxFutureBlockTime: 360,
+  initialSubsidy: INITIAL_SUBSIDY,
+  halvingInterval: 840_000,
+  coinbaseMaturity: 100,
+  requireStandard: true,
+  mineBlocksOnDemand: false,
+  genesisFields: GENESIS_MAIN,
+});
+
+export const TEST: ChainParams = params({
+  ...MAIN,
+  name: 'test',
+  magic: Uint8Array.of(0xc5, 0x74, 0xe5, 0x11),
+  p2pPort: 26125,
+  address: { ...TEST_ADDRESSES, bech32: 'tcs' },
+  bip32: { public: 0x043587cf, private: 0x04358394 },
+  coinType: 1,
+  // As Zcash testnet: 0x07ffff..ff, compact 0x2007ffff.
+  powLimit: (1n << 251n) - 1n,
+  powLimitBits: 0x2007ffff,
+  requireStandard: false,
+  genesisFields: GENESIS_TEST,
+});
+
+export const REGTEST: ChainParams = params({
+  ...TEST,
+  name: 'regtest',
+  magic: Uint8Array.of(0xc5, 0x72, 0x9e, 0x5a),
+  p2pPort: 36125,
+  address: { ...TEST_ADDRESSES, bech32: 'csrt' },
+  equihash: EQUIHASH_48_5,
+  // As Zcash regtest: 0x0f0f0f..0f, compact 0x200f0f0f.
+  powLimit: BigInt('0x' + '0f'.repeat(32)),
+  powLimitBits: 0x200f0f0f,
+  noRetarget: true,
+  maxFutureBlockTime: 7200,
+  halvingInterval: 150,
+  requireStandard: true,
+  mineBlocksOnDemand: true,
+  genesisFields: GENESIS_REGTEST,
+});
+
+export const NETWORKS: Readonly<Record<NetworkName, ChainParams>> = { main: MAIN, test: TEST, regtest: REGTEST };
+
+export function networkByName(name: string): ChainParams {
+  const net = (NETWORKS as Record<string, ChainParams | undefined>)[name];
+  if (!net) throw new Error(`unknown network '${name}' (expected main, test or regtest)`);
+  return net;
+}

@@ -1,0 +1,48 @@
+#!/usr/bin/env node
+// The whole test suite: a strict type check of every package, then every *.test.ts file through
+// Node's built-in test runner (TypeScript loaded by tsx). Extra arguments narrow the file list:
+//   npm test -- packages/consensus      runs only the tests under that folder.
+import { spawnSync } from 'node:child_process';
+import { readdirSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const filters = process.argv.slice(2);
+
+function findTests(dir, out = []) {
+  for (const name of readdirSync(dir)) {
+    if (name === 'node_modules' || name.startsWith('.')) continue;
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) findTests(path, out);
+    else if (name.endsWith('.test.ts')) out.push(relative(root, path));
+  }
+  return out;
+}
+
+const files = [...findTests(join(root, 'packages')), ...findTests(join(root, 'test'))]
+  .filter((f) => filters.length === 0 || filters.some((p) => f.startsWith(p)))
+  .sort();
+if (files.length === 0) {
+  console.error('no test files matched');
+  process.exit(1);
+}
+
+let failed = false;
+if (filters.length === 0) {
+  console.log('type check: tsc --noEmit');
+  const tsc = spawnSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json', '--noEmit'], {
+    cwd: root,
+    stdio: 'inherit',
+  });
+  if (tsc.status !== 0) {
+    console.error('type check failed');
+    failed = true;
+  }
+}
+
+const run = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-reporter=spec', ...files], {
+  cwd: root,
+  stdio: 'inherit',
+});
+process.exit(failed || run.status !== 0 ? 1 : 0);
