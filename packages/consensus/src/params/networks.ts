@@ -57,7 +57,12 @@ function params(p: Omit<ChainParams, 'genesis'> & { genesisFields: GenesisFields
 // Mined with scripts/mine-genesis.ts (see docs/protocol.md, genesis).
 const GENESIS_MAIN: GenesisFields = { time: 1795132800, bits: 0x207fffff, nonce: '', solution: '' };
 const GENESIS_TEST: GenesisFields = { time: 1795132800, bits: 0x207fffff, nonce: '', solution: '' };
-const GENESIS_REGTEST: GenesisFields = { time: 1795132800, bits: 0x200f0f0f, nonce: '', solution: '' };
+const GENESIS_REGTEST: GenesisFields = {
+  time: 1795132800,
+  bits: 0x200f0f0f,
+  nonce: '3900000000000000000000000000000000000000000000000000000000000000',
+  solution: '03e80222a0fdc11112216f100b03c6fdc8f906ce8b0be63eedcd454bbdec9a84cb8fa9ea',
+};
 
 const TEST_ADDRESSES = { pubkeyHash: 0x57, scriptHash: 0x7d, wif: 0xef };
 

@@ -68,3 +68,54 @@ export const VERIFY_OK: VerifyResult = Object.freeze({ ok: true });
 export function verifyFailure(error: ScriptError): VerifyResult {
   return { ok: false, error };
 }
+
+/** Bitcoin Core's ScriptErrorString texts: reject reasons carry them, e.g. "mandatory-script-verify-flag-failed (<text>)". */
+const SCRIPT_ERROR_TEXT: Readonly<Record<ScriptError, string>> = {
+  UNKNOWN_ERROR: 'unknown error',
+  EVAL_FALSE: 'Script evaluated without error but finished with a false/empty top stack element',
+  OP_RETURN: 'OP_RETURN was encountered',
+  SCRIPTNUM: 'Script number overflowed or is non-minimally encoded',
+  SCRIPT_SIZE: 'Script is too big',
+  PUSH_SIZE: 'Push value size limit exceeded',
+  OP_COUNT: 'Operation limit exceeded',
+  STACK_SIZE: 'Stack size limit exceeded',
+  SIG_COUNT: 'Signature count negative or greater than pubkey count',
+  PUBKEY_COUNT: 'Pubkey count negative or limit exceeded',
+  VERIFY: 'Script failed an OP_VERIFY operation',
+  EQUALVERIFY: 'Script failed an OP_EQUALVERIFY operation',
+  CHECKMULTISIGVERIFY: 'Script failed an OP_CHECKMULTISIGVERIFY operation',
+  CHECKSIGVERIFY: 'Script failed an OP_CHECKSIGVERIFY operation',
+  NUMEQUALVERIFY: 'Script failed an OP_NUMEQUALVERIFY operation',
+  BAD_OPCODE: 'Opcode missing or not understood',
+  DISABLED_OPCODE: 'Attempted to use a disabled opcode',
+  INVALID_STACK_OPERATION: 'Operation not valid with the current stack size',
+  INVALID_ALTSTACK_OPERATION: 'Operation not valid with the current altstack size',
+  UNBALANCED_CONDITIONAL: 'Invalid OP_IF construction',
+  NEGATIVE_LOCKTIME: 'Negative locktime',
+  UNSATISFIED_LOCKTIME: 'Locktime requirement not satisfied',
+  SIG_HASHTYPE: 'Signature hash type missing or not understood',
+  SIG_DER: 'Non-canonical DER signature',
+  MINIMALDATA: 'Data push larger than necessary',
+  SIG_PUSHONLY: 'Only push operators allowed in signatures',
+  SIG_HIGH_S: 'Non-canonical signature: S value is unnecessarily high',
+  SIG_NULLDUMMY: 'Dummy CHECKMULTISIG argument must be zero',
+  PUBKEYTYPE: 'Public key is neither compressed or uncompressed',
+  CLEANSTACK: 'Stack size must be exactly one after execution',
+  MINIMALIF: 'OP_IF/NOTIF argument must be minimal',
+  NULLFAIL: 'Signature must be zero for failed CHECK(MULTI)SIG operation',
+  DISCOURAGE_UPGRADABLE_NOPS: 'NOPx reserved for soft-fork upgrades',
+  DISCOURAGE_UPGRADABLE_WITNESS_PROGRAM: 'Witness version reserved for soft-fork upgrades',
+  WITNESS_PROGRAM_WRONG_LENGTH: 'Witness program has incorrect length',
+  WITNESS_PROGRAM_WITNESS_EMPTY: 'Witness program was passed an empty witness',
+  WITNESS_PROGRAM_MISMATCH: 'Witness program hash mismatch',
+  WITNESS_MALLEATED: 'Witness requires empty scriptSig',
+  WITNESS_MALLEATED_P2SH: 'Witness requires only-redeemscript scriptSig',
+  WITNESS_UNEXPECTED: 'Witness provided for non-witness script',
+  WITNESS_PUBKEYTYPE: 'Using non-compressed keys in segwit',
+  OP_CODESEPARATOR: 'Using OP_CODESEPARATOR in non-witness script',
+  SIG_FINDANDDELETE: 'Signature is found in scriptCode',
+};
+
+export function scriptErrorString(e: ScriptError): string {
+  return SCRIPT_ERROR_TEXT[e];
+}

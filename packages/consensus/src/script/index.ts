@@ -37,7 +37,7 @@ export {
   formatScriptFlags,
   isValidFlagCombination,
 } from './flags.ts';
-export { SCRIPT_ERRORS, type ScriptError, type VerifyResult } from './errors.ts';
+export { SCRIPT_ERRORS, scriptErrorString, type ScriptError, type VerifyResult } from './errors.ts';
 export {
   SIGHASH_ALL,
   SIGHASH_NONE,

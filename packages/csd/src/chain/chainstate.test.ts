@@ -1,0 +1,169 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Transaction } from '@cs/consensus';
+import { OP_TRUE, nextBlock, openHarness, spendOpTrue, type Harness } from '../../test/chain-harness.ts';
+import { assembleBlock, solveBlock } from '../mining/assemble.ts';
+import type { Chain } from './chainstate.ts';
+
+async function mine(chain: Chain, n: number): Promise<void> {
+  for (let i = 0; i < n; i++) {
+    const r = await chain.processBlock(nextBlock(chain));
+    assert.equal(r.status, 'accepted', r.status === 'rejected' ? r.reason : '');
+  }
+}
+
+async function withHarness(fn: (h: Harness) => Promise<void>, threads = 1): Promise<void> {
+  const h = await openHarness({ threads });
+  try {
+    await fn(h);
+  } finally {
+    await h.close();
+  }
+}
+
+function coinbaseAt(chain: Chain, height: number): Transaction {
+  return chain.readBlock(chain.atHeight(height)!)!.txs[0];
+}
+
+test('a fresh chain starts at genesis, grows, and reloads the same tip after restart', () =>
+  withHarness(async (h) => {
+    assert.equal(h.chain.height, 0);
+    assert.equal(h.chain.tip.hashHex, h.chain.params.genesis.header.hashHex);
+    await mine(h.chain, 30);
+    const tip = h.chain.tip.hashHex;
+    const cb = coinbaseAt(h.chain, 7);
+    assert.ok(h.chain.getCoin({ txid: cb.txid, vout: 0 }));
+    await h.reopen();
+    assert.equal(h.chain.height, 30);
+    assert.equal(h.chain.tip.hashHex, tip);
+    assert.equal(h.chain.atHeight(7)!.hashHex, h.chain.atHeight(7)!.hashHex);
+    assert.ok(h.chain.getCoin({ txid: cb.txid, vout: 0 }));
+  }));
+
+test('spending: maturity, fees, double spends, overpaying coinbase, failing scripts', () =>
+  withHarness(async (h) => {
+    const { chain } = h;
+    await mine(chain, 101);
+    const cb1 = coinbaseAt(chain, 1);
+    const value = cb1.outputs[0].value;
+
+    // Height 102 may spend the coinbase of height 2 but not of height 3 (100 confirmations needed).
+    const premature = spendOpTrue(coinbaseAt(chain, 3), 0, [{ value: 1000n, scriptPubKey: OP_TRUE }]);
+    let r = await chain.processBlock(nextBlock(chain, { txs: [premature] }));
+    assert.deepEqual([r.status, r.status === 'rejected' && r.reason], ['rejected', 'bad-txns-premature-spend-of-coinbase']);
+
+    const spend = spendOpTrue(cb1, 0, [
+      { value: value - 10_000n, scriptPubKey: OP_TRUE },
+      { value: 0n, scriptPubKey: Uint8Array.of(0x6a, 0x01, 0x01) },
+    ]);
+    const overpay = nextBlock(chain, { txs: [spend], fees: 10_001n });
+    r = await chain.processBlock(overpay);
+    assert.equal(r.status === 'rejected' && r.reason, 'bad-cb-amount');
+
+    const twice = spendOpTrue(cb1, 0, [{ value: 5n, scriptPubKey: OP_TRUE }]);
+    r = await chain.processBlock(nextBlock(chain, { txs: [spend, twice], fees: 10_000n }));
+    assert.equal(r.status === 'rejected' && r.reason, 'bad-txns-inputs-missingorspent');
+
+    r = await chain.processBlock(nextBlock(chain, { txs: [spend], fees: 10_000n }));
+    assert.equal(r.status, 'accepted');
+    assert.equal(chain.getCoin({ txid: cb1.txid, vout: 0 }), undefined);
+    assert.equal(chain.getCoin({ txid: spend.txid, vout: 0 })!.value, value - 10_000n);
+    // OP_RETURN outputs never enter the UTXO set.
+    assert.equal(chain.getCoin({ txid: spend.txid, vout: 1 }), undefined);
+
+    // An output locked by OP_FALSE cannot be spent: the script check fails.
+    const lock = spendOpTrue(spend, 0, [{ value: value - 20_000n, scriptPubKey: Uint8Array.of(0x00) }]);
+    await mine(chain, 0);
+    r = await chain.processBlock(nextBlock(chain, { txs: [lock], fees: 10_000n }));
+    assert.equal(r.status, 'accepted');
+    const bad = spendOpTrue(lock, 0, [{ value: 1n, scriptPubKey: OP_TRUE }]);
+    r = await chain.processBlock(nextBlock(chain, { txs: [bad], fees: value - 20_001n }));
+    assert.equal(r.status === 'rejected' && r.reason, 'mandatory-script-verify-flag-failed (Script evaluated without error but finished with a false/empty top stack element)');
+    // The failed block is remembered as invalid.
+    assert.equal(chain.height, 103);
+  }));
+
+test('reorganisation to a longer branch restores spent coins and reports chain tips', () =>
+  withHarness(async (h) => {
+    const { chain } = h;
+    await mine(chain, 101);
+    const cb1 = coinbaseAt(chain, 1);
+    const spend = spendOpTrue(cb1, 0, [{ value: cb1.outputs[0].value - 1000n, scriptPubKey: OP_TRUE }]);
+    const forkPoint = chain.tip;
+    assert.equal((await chain.processBlock(nextBlock(chain, { txs: [spend], fees: 1000n }))).status, 'accepted');
+    await mine(chain, 1);
+    const oldTip = chain.tip;
+    const disconnected: number[] = [];
+    chain.events.on('disconnect', (e) => disconnected.push(e.entry.height));
+
+    // A competing branch from the fork point: the first two blocks have less work (inconclusive).
+    let prev = forkPoint;
+    const branch = [];
+    for (let i = 0; i < 3; i++) {
+      const b = nextBlock(chain, { prev, time: prev.time + 2 });
+      const r = await chain.processBlock(b);
+      branch.push(b);
+      if (i < 2) assert.equal(r.status, 'inconclusive');
+      else assert.equal(r.status, 'accepted');
+      prev = chain.entry(b.header.hashHex)!;
+    }
+    assert.equal(chain.tip.hashHex, branch[2].header.hashHex);
+    assert.deepEqual(disconnected, [103, 102]);
+    // The spend was undone: the coinbase output is unspent again, the spend's output gone.
+    assert.ok(chain.getCoin({ txid: cb1.txid, vout: 0 }));
+    assert.equal(chain.getCoin({ txid: spend.txid, vout: 0 }), undefined);
+
+    const tips = chain.chainTips();
+    assert.equal(tips.find((t) => t.status === 'active')!.entry.hashHex, chain.tip.hashHex);
+    const fork = tips.find((t) => t.entry === oldTip)!;
+    assert.deepEqual([fork.status, fork.branchLength], ['valid-fork', 2]);
+
+    // Resubmitting a known block is a duplicate; an orphan is refused.
+    assert.equal((await chain.processBlock(branch[0])).status, 'duplicate');
+    const draft = nextBlock(chain);
+    const orphan = solveBlock(assembleBlock({ prevHash: new Uint8Array(32).fill(7), time: draft.header.time, bits: draft.header.bits, txs: draft.txs }), chain.params, 10_000)!;
+    const r = await chain.processBlock(orphan);
+    assert.equal(r.status === 'rejected' && r.reason, 'prev-blk-not-found');
+  }));
+
+test('invalidateblock and reconsiderblock move the tip and survive restart', () =>
+  withHarness(async (h) => {
+    await mine(h.chain, 10);
+    const target = h.chain.atHeight(8)!;
+    await h.chain.invalidateBlock(target.hashHex);
+    assert.equal(h.chain.height, 7);
+    assert.ok(h.chain.chainTips().some((t) => t.status === 'invalid' && t.entry.height === 10));
+    // Mining on the lowered tip extends the other side.
+    await mine(h.chain, 1);
+    assert.equal(h.chain.height, 8);
+    assert.notEqual(h.chain.tip.hashHex, target.hashHex);
+    await h.reopen();
+    assert.equal(h.chain.height, 8);
+    assert.ok(h.chain.entry(target.hashHex)!.isFailed());
+    await h.chain.reconsiderBlock(target.hashHex);
+    // The reconsidered branch has more work (10 > 8) and becomes active again.
+    assert.equal(h.chain.height, 10);
+    assert.equal(h.chain.atHeight(8)!.hashHex, target.hashHex);
+  }));
+
+test('parallel script verification across worker threads accepts good and rejects bad inputs', () =>
+  withHarness(async (h) => {
+    const { chain } = h;
+    await mine(chain, 101);
+    // Split one coinbase into 100 OP_TRUE outputs, then spend all of them in one block.
+    const cb1 = coinbaseAt(chain, 1);
+    const each = (cb1.outputs[0].value - 100_000n) / 100n;
+    const fan = spendOpTrue(cb1, 0, Array.from({ length: 100 }, () => ({ value: each, scriptPubKey: OP_TRUE })));
+    const fee = cb1.outputs[0].value - each * 100n;
+    assert.equal((await chain.processBlock(nextBlock(chain, { txs: [fan], fees: fee }))).status, 'accepted');
+    const inputs = fan.outputs.map((_, vout) => ({ prevout: { txid: fan.txid, vout }, scriptSig: new Uint8Array(0), sequence: 0xffffffff, witness: [] }));
+    const good = new Transaction({ version: 2, inputs, outputs: [{ value: each * 100n - 1000n, scriptPubKey: OP_TRUE }], locktime: 0 });
+    // The same spend, but one input's scriptSig executes OP_RETURN, which fails the script.
+    const badInputs = inputs.map((inp, i) => (i === 77 ? { ...inp, scriptSig: Uint8Array.of(0x6a) } : inp));
+    const bad = new Transaction({ ...good, inputs: badInputs });
+    let r = await chain.processBlock(nextBlock(chain, { txs: [bad], fees: 1000n }));
+    assert.equal(r.status === 'rejected' && r.reason, 'mandatory-script-verify-flag-failed (OP_RETURN was encountered)');
+    assert.match(r.status === 'rejected' ? r.debug : '', / input 77$/);
+    r = await chain.processBlock(nextBlock(chain, { txs: [good], fees: 1000n }));
+    assert.equal(r.status, 'accepted');
+  }, 2));

@@ -1,0 +1,452 @@
+import type { Logger } from 'pino';
+import {
+  Block,
+  MANDATORY_SCRIPT_VERIFY_FLAGS,
+  ValidationError,
+  checkBlock,
+  contextualCheckBlock,
+  contextualCheckBlockHeader,
+  hashToHex,
+  isUnspendable,
+  type ChainParams,
+  type OutPoint,
+} from '@cs/consensus';
+import type { ChainDatabase } from '../storage/database.ts';
+import { BlockIndexEntry, BlockStatus, FAILED_MASK, betterTip, decodeIndexRecord, findFork } from './block-index.ts';
+import { coinKey, decodeCoin, encodeCoin, type Coin } from './coins.ts';
+import { planConnect } from './connect.ts';
+import { nextWorkRequired } from './difficulty.ts';
+import { ChainEvents } from './events.ts';
+import { describeScriptFailure, type ScriptFailure } from './script-check.ts';
+import type { ScriptVerifier } from './script-verifier.ts';
+import { decodeUndo, encodeUndo } from './undo.ts';
+
+/** Outcome of offering a block, in submitblock's terms (BIP22). */
+export type ProcessResult =
+  | { readonly status: 'accepted'; readonly entry: BlockIndexEntry }
+  /** Stored on a side branch that is not (yet) the most-work chain. */
+  | { readonly status: 'inconclusive'; readonly entry: BlockIndexEntry }
+  | { readonly status: 'duplicate' | 'duplicate-invalid'; readonly entry: BlockIndexEntry }
+  | { readonly status: 'rejected'; readonly reason: string; readonly debug: string };
+
+export interface ChainOptions {
+  readonly db: ChainDatabase;
+  readonly params: ChainParams;
+  readonly verifier: ScriptVerifier;
+  readonly log: Logger;
+  /** Adjusted network time in Unix seconds (mocktime on regtest). */
+  readonly now: () => number;
+}
+
+export interface ChainTip {
+  readonly entry: BlockIndexEntry;
+  readonly branchLength: number;
+  readonly status: 'active' | 'valid-fork' | 'valid-headers' | 'headers-only' | 'invalid';
+}
+
+const TIP_KEY = 'tip';
+
+/**
+ * The block tree and the active chain over the UTXO set. Every connect and disconnect is one
+ * atomic database transaction (coins, undo data, index status and tip together), so a killed
+ * process restarts on a consistent tip. Mutations are serialized through one queue.
+ */
+export class Chain {
+  readonly events: ChainEvents;
+  private readonly byHash = new Map<string, BlockIndexEntry>();
+  private active: BlockIndexEntry[] = [];
+  /** Entries with data that may become the tip: more work than the tip, not known invalid. */
+  private readonly candidates = new Set<BlockIndexEntry>();
+  private sequence = 0;
+  private queue: Promise<unknown> = Promise.resolve();
+  /** Why the most recent connect of a block failed (for the submitter's answer). */
+  private readonly connectFailures = new Map<BlockIndexEntry, ValidationError>();
+  private readonly db: ChainDatabase;
+  readonly params: ChainParams;
+  private readonly verifier: ScriptVerifier;
+  private readonly log: Logger;
+  readonly now: () => number;
+
+  constructor(opts: ChainOptions) {
+    this.db = opts.db;
+    this.params = opts.params;
+    this.verifier = opts.verifier;
+    this.log = opts.log;
+    this.now = opts.now;
+    this.events = new ChainEvents((event, err) => this.log.error({ event, err }, 'chain event listener failed'));
+  }
+
+  /** Loads the block tree from the database (creating the genesis block on first start). */
+  async load(): Promise<void> {
+    const t = this.db.tables;
+    const records = [];
+    for (const { key, value } of t.index.getRange({})) records.push({ key, rec: decodeIndexRecord(value) });
+    if (records.length === 0) {
+      this.initGenesis();
+    } else {
+      records.sort((a, b) => a.rec.height - b.rec.height);
+      for (const { rec } of records) {
+        const prev = rec.height === 0 ? null : (this.byHash.get(hashToHex(rec.header.prevHash)) ?? null);
+        if (rec.height > 0 && !prev) {
+          this.log.warn({ hash: rec.header.hashHex }, 'block index entry without parent ignored');
+          continue;
+        }
+        const e = BlockIndexEntry.child(rec.header, prev, rec.sequence);
+        e.status = rec.status;
+        e.txCount = rec.txCount;
+        this.byHash.set(e.hashHex, e);
+        this.sequence = Math.max(this.sequence, rec.sequence + 1);
+      }
+      const genesis = this.byHash.get(this.params.genesis.header.hashHex);
+      if (!genesis || genesis.height !== 0) {
+        throw new Error(`the database at ${this.db.path} belongs to another network (genesis mismatch)`);
+      }
+      const tipHash = this.db.getMeta(TIP_KEY);
+      const tip = tipHash ? this.byHash.get(hashToHex(tipHash)) : genesis;
+      this.setActive(tip ?? genesis);
+    }
+    for (const e of this.byHash.values()) this.considerCandidate(e);
+    this.log.info({ height: this.tip.height, hash: this.tip.hashHex, blocks: this.byHash.size }, 'block index loaded');
+    await this.enqueue(() => this.activateBestChain());
+  }
+
+  private initGenesis(): void {
+    const block = this.params.genesis;
+    const e = BlockIndexEntry.child(block.header, null, this.sequence++);
+    e.status = BlockStatus.VALID_HEADER | BlockStatus.HAVE_DATA | BlockStatus.VALID_SCRIPTS;
+    e.txCount = block.txs.length;
+    // The genesis outputs are never spendable (as Bitcoin's): no coins are added.
+    this.db.write(() => {
+      this.db.tables.blocks.put(Buffer.from(e.hash), Buffer.from(block.encode()));
+      this.db.tables.index.put(Buffer.from(e.hash), e.encode());
+      this.db.putMeta(TIP_KEY, Buffer.from(e.hash));
+    });
+    this.byHash.set(e.hashHex, e);
+    this.active = [e];
+  }
+
+  // ---- queries ----
+
+  get tip(): BlockIndexEntry {
+    return this.active[this.active.length - 1];
+  }
+
+  get height(): number {
+    return this.active.length - 1;
+  }
+
+  /** The active chain's block at `height`. */
+  atHeight(height: number): BlockIndexEntry | undefined {
+    return this.active[height];
+  }
+
+  entry(hashHex: string): BlockIndexEntry | undefined {
+    return this.byHash.get(hashHex);
+  }
+
+  contains(e: BlockIndexEntry): boolean {
+    return this.active[e.height] === e;
+  }
+
+  /** The active-chain successor of an active-chain entry. */
+  next(e: BlockIndexEntry): BlockIndexEntry | undefined {
+    return this.contains(e) ? this.active[e.height + 1] : undefined;
+  }
+
+  get blockCount(): number {
+    return this.byHash.size;
+  }
+
+  readBlock(e: BlockIndexEntry): Block | undefined {
+    const raw = this.readRawBlock(e);
+    return raw ? Block.decode(raw) : undefined;
+  }
+
+  readRawBlock(e: BlockIndexEntry): Buffer | undefined {
+    return this.db.tables.blocks.get(Buffer.from(e.hash));
+  }
+
+  /** An unspent output of the active chain's UTXO set. */
+  getCoin(p: OutPoint): Coin | undefined {
+    const raw = this.db.tables.coins.get(coinKey(p));
+    return raw ? decodeCoin(raw) : undefined;
+  }
+
+  /** Every coin of the UTXO set, in key order (gettxoutsetinfo). */
+  *coins(): Generator<{ key: Buffer; coin: Coin }> {
+    for (const { key, value } of this.db.tables.coins.getRange({})) yield { key, coin: decodeCoin(value) };
+  }
+
+  nextWorkRequired(prev: BlockIndexEntry): number {
+    return nextWorkRequired(prev, this.params);
+  }
+
+  /** Every branch tip, as getchaintips reports them. */
+  chainTips(): ChainTip[] {
+    const hasChild = new Set<BlockIndexEntry>();
+    for (const e of this.byHash.values()) if (e.prev) hasChild.add(e.prev);
+    const tips: ChainTip[] = [];
+    for (const e of this.byHash.values()) {
+      if (hasChild.has(e) && e !== this.tip) continue;
+      const fork = findFork(e, this.tip);
+      let status: ChainTip['status'];
+      if (this.contains(e)) status = 'active';
+      else if (e.isFailed()) status = 'invalid';
+      else if (!e.hasData()) status = 'headers-only';
+      else if (e.status & BlockStatus.VALID_SCRIPTS) status = 'valid-fork';
+      else status = 'valid-headers';
+      tips.push({ entry: e, branchLength: e.height - fork.height, status });
+    }
+    return tips.sort((a, b) => b.entry.height - a.entry.height);
+  }
+
+  // ---- mutations ----
+
+  /** Runs `fn` after every earlier mutation has finished (one writer at a time). */
+  private enqueue<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(fn, fn);
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  /** Validates, stores and (when it leads to the most work) connects a block. */
+  processBlock(block: Block, raw?: Uint8Array): Promise<ProcessResult> {
+    return this.enqueue(() => this.processBlockNow(block, raw));
+  }
+
+  private async processBlockNow(block: Block, raw?: Uint8Array): Promise<ProcessResult> {
+    const hashHex = block.header.hashHex;
+    const known = this.byHash.get(hashHex);
+    if (known?.hasData()) return { status: known.isFailed() ? 'duplicate-invalid' : 'duplicate', entry: known };
+    let entry: BlockIndexEntry;
+    try {
+      entry = this.acceptBlock(block, raw, known);
+    } catch (e) {
+      if (e instanceof ValidationError) return { status: 'rejected', reason: e.reason, debug: e.debug };
+      throw e;
+    }
+    await this.activateBestChain();
+    const failure = this.connectFailures.get(entry);
+    this.connectFailures.clear();
+    if (failure) return { status: 'rejected', reason: failure.reason, debug: failure.debug };
+    if (entry.isFailed()) return { status: 'rejected', reason: 'bad-prevblk', debug: 'an ancestor failed to connect' };
+    return { status: this.contains(entry) ? 'accepted' : 'inconclusive', entry };
+  }
+
+  /** Core's CheckBlock + AcceptBlockHeader + AcceptBlock: context checks, then store. */
+  private acceptBlock(block: Block, raw: Uint8Array | undefined, known: BlockIndexEntry | undefined): BlockIndexEntry {
+    checkBlock(block, this.params);
+    const prev = this.byHash.get(hashToHex(block.header.prevHash));
+    if (!prev) throw new ValidationError('prev-blk-not-found', 'previous block is unknown');
+    if (prev.isFailed()) throw new ValidationError('bad-prevblk', 'previous block is invalid');
+    contextualCheckBlockHeader(
+      block.header,
+      { expectedBits: this.nextWorkRequired(prev), medianTimePast: prev.medianTimePast(), now: this.now() },
+      this.params,
+    );
+    contextualCheckBlock(block, prev.height + 1, prev.medianTimePast());
+
+    const entry = known ?? BlockIndexEntry.child(block.header, prev, this.sequence++);
+    entry.status |= BlockStatus.VALID_HEADER | BlockStatus.HAVE_DATA;
+    entry.txCount = block.txs.length;
+    const bytes = raw ?? block.encode();
+    this.db.write(() => {
+      this.db.tables.blocks.put(Buffer.from(entry.hash), Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+      this.db.tables.index.put(Buffer.from(entry.hash), entry.encode());
+    });
+    this.byHash.set(entry.hashHex, entry);
+    this.considerCandidate(entry);
+    return entry;
+  }
+
+  private considerCandidate(e: BlockIndexEntry): void {
+    if (e.hasData() && !e.isFailed() && betterTip(e, this.tip)) this.candidates.add(e);
+  }
+
+  private bestCandidate(): BlockIndexEntry | undefined {
+    let best: BlockIndexEntry | undefined;
+    for (const e of this.candidates) {
+      if (e.isFailed() || !betterTip(e, this.tip)) {
+        this.candidates.delete(e);
+        continue;
+      }
+      if (!best || betterTip(e, best)) best = e;
+    }
+    return best;
+  }
+
+  /** Core's ActivateBestChain: move the tip to the most-work valid block, reorganizing as needed. */
+  private async activateBestChain(startTip = this.tip): Promise<void> {
+    for (;;) {
+      const best = this.bestCandidate();
+      if (!best) break;
+      const fork = findFork(this.tip, best);
+      while (this.tip !== fork) this.disconnectTip();
+      const path: BlockIndexEntry[] = [];
+      for (let e: BlockIndexEntry | null = best; e && e !== fork; e = e.prev) path.push(e);
+      path.reverse();
+      for (const e of path) {
+        if (!(await this.connectTip(e))) break;
+      }
+    }
+    if (this.tip !== startTip) this.events.emit('tip', this.tip);
+  }
+
+  private async connectTip(entry: BlockIndexEntry): Promise<boolean> {
+    const block = this.readBlock(entry);
+    if (!block) throw new Error(`block ${entry.hashHex} is indexed as stored but missing from the database`);
+    const flags = MANDATORY_SCRIPT_VERIFY_FLAGS;
+    let plan;
+    let scriptFailure: ScriptFailure | null;
+    try {
+      plan = planConnect(block, entry, this, this.params, flags);
+      scriptFailure = await this.verifier.verify(block.txs, plan.spentOutputs, flags);
+    } catch (e) {
+      if (!(e instanceof ValidationError)) throw e;
+      this.markFailed(entry, e);
+      return false;
+    }
+    if (scriptFailure) {
+      this.markFailed(entry, new ValidationError(describeScriptFailure(scriptFailure), `tx ${block.txs[scriptFailure.txIndex].txidHex} input ${scriptFailure.input}`));
+      return false;
+    }
+    entry.status |= BlockStatus.VALID_SCRIPTS;
+    const t = this.db.tables;
+    this.db.write(() => {
+      for (const key of plan.spentKeys) t.coins.remove(key);
+      for (const { key, coin } of plan.created) t.coins.put(key, encodeCoin(coin));
+      t.undo.put(Buffer.from(entry.hash), encodeUndo(plan.undo));
+      t.index.put(Buffer.from(entry.hash), entry.encode());
+      this.db.putMeta(TIP_KEY, Buffer.from(entry.hash));
+    });
+    this.active[entry.height] = entry;
+    this.active.length = entry.height + 1;
+    this.candidates.delete(entry);
+    if (entry.height % 1000 === 0) this.log.info({ height: entry.height, hash: entry.hashHex }, 'connected block');
+    this.events.emit('connect', { block, entry, undo: plan.undo });
+    return true;
+  }
+
+  private disconnectTip(): void {
+    const entry = this.tip;
+    if (!entry.prev) throw new Error('cannot disconnect the genesis block');
+    const block = this.readBlock(entry);
+    const rawUndo = this.db.tables.undo.get(Buffer.from(entry.hash));
+    if (!block || !rawUndo) throw new Error(`block ${entry.hashHex} cannot be disconnected: its data or undo data is missing`);
+    const undo = decodeUndo(rawUndo);
+    const t = this.db.tables;
+    this.db.write(() => {
+      // Reverse order, so an output created and spent inside the block ends up absent.
+      for (let i = block.txs.length - 1; i >= 0; i--) {
+        const tx = block.txs[i];
+        tx.outputs.forEach((out, vout) => {
+          if (!isUnspendable(out.scriptPubKey)) t.coins.remove(coinKey({ txid: tx.txid, vout }));
+        });
+        if (i === 0) continue;
+        const spent = undo[i - 1];
+        tx.inputs.forEach((input, j) => t.coins.put(coinKey(input.prevout), encodeCoin(spent[j])));
+      }
+      t.undo.remove(Buffer.from(entry.hash));
+      this.db.putMeta(TIP_KEY, Buffer.from(entry.prev!.hash));
+    });
+    this.active.length = entry.height;
+    // A disconnected block can become the tip again (e.g. after reconsiderblock elsewhere).
+    this.considerCandidate(entry);
+    this.events.emit('disconnect', { block, entry, undo });
+  }
+
+  /** Marks a block invalid and every descendant as having an invalid ancestor (persisted). */
+  private markFailed(entry: BlockIndexEntry, err: ValidationError): void {
+    this.log.warn({ hash: entry.hashHex, height: entry.height, reason: err.reason, debug: err.debug }, 'block failed to connect');
+    this.connectFailures.set(entry, err);
+    this.setFailure(entry);
+  }
+
+  private setFailure(entry: BlockIndexEntry): void {
+    entry.status |= BlockStatus.FAILED_VALID;
+    const changed = [entry];
+    for (const e of this.descendants(entry)) {
+      if (e.status & FAILED_MASK) continue;
+      e.status |= BlockStatus.FAILED_CHILD;
+      changed.push(e);
+    }
+    this.db.write(() => {
+      for (const e of changed) this.db.tables.index.put(Buffer.from(e.hash), e.encode());
+    });
+    for (const e of changed) this.candidates.delete(e);
+  }
+
+  /** invalidateblock: treat the block as invalid, leaving the active chain if it is on it. */
+  invalidateBlock(hashHex: string): Promise<void> {
+    return this.enqueue(async () => {
+      const entry = this.requireEntry(hashHex);
+      if (entry.height === 0) throw new ValidationError('genesis', 'the genesis block cannot be invalidated');
+      const startTip = this.tip;
+      while (this.contains(entry)) this.disconnectTip();
+      this.setFailure(entry);
+      // With the tip lowered, other branches (less work than the old tip) may now be the best.
+      for (const e of this.byHash.values()) this.considerCandidate(e);
+      await this.activateBestChain(startTip);
+    });
+  }
+
+  /** reconsiderblock: clear failure marks of the block, its ancestors and its descendants. */
+  reconsiderBlock(hashHex: string): Promise<void> {
+    return this.enqueue(async () => {
+      const entry = this.requireEntry(hashHex);
+      const changed: BlockIndexEntry[] = [];
+      const related: BlockIndexEntry[] = [...this.descendants(entry)];
+      for (let e: BlockIndexEntry | null = entry; e; e = e.prev) related.push(e);
+      for (const e of related) {
+        if (e.status & FAILED_MASK) {
+          e.status &= ~FAILED_MASK;
+          changed.push(e);
+        }
+      }
+      this.db.write(() => {
+        for (const e of changed) this.db.tables.index.put(Buffer.from(e.hash), e.encode());
+      });
+      for (const e of this.byHash.values()) this.considerCandidate(e);
+      await this.activateBestChain();
+    });
+  }
+
+  /** Every entry that has `entry` as a proper ancestor. */
+  private descendants(entry: BlockIndexEntry): BlockIndexEntry[] {
+    const children = new Map<BlockIndexEntry, BlockIndexEntry[]>();
+    for (const e of this.byHash.values()) {
+      if (!e.prev || e.height <= entry.height) continue;
+      const list = children.get(e.prev);
+      if (list) list.push(e);
+      else children.set(e.prev, [e]);
+    }
+    const out: BlockIndexEntry[] = [];
+    const stack = [entry];
+    while (stack.length) {
+      for (const child of children.get(stack.pop()!) ?? []) {
+        out.push(child);
+        stack.push(child);
+      }
+    }
+    return out;
+  }
+
+  private requireEntry(hashHex: string): BlockIndexEntry {
+    const e = this.byHash.get(hashHex);
+    if (!e) throw new ValidationError('block-not-found', 'Block not found');
+    return e;
+  }
+
+  private setActive(tip: BlockIndexEntry): void {
+    const chain: BlockIndexEntry[] = new Array(tip.height + 1);
+    for (let e: BlockIndexEntry | null = tip; e; e = e.prev) chain[e.height] = e;
+    this.active = chain;
+  }
+
+  /** Waits for queued mutations, then stops the script workers. */
+  async close(): Promise<void> {
+    await this.queue;
+    await this.verifier.close();
+  }
+}
+

@@ -1,0 +1,50 @@
+import { Reader, Writer, type OutPoint, type TxOut } from '@cs/consensus';
+
+/** An unspent output as the UTXO set keeps it. */
+export interface Coin {
+  readonly value: bigint;
+  readonly scriptPubKey: Uint8Array;
+  /** Height of the block that created it. */
+  readonly height: number;
+  readonly coinbase: boolean;
+}
+
+/** txid (internal order) ‖ big-endian index: outputs of one transaction sort together. */
+export function coinKey(p: OutPoint): Buffer {
+  const key = Buffer.allocUnsafe(36);
+  key.set(p.txid, 0);
+  key.writeUInt32BE(p.vout, 32);
+  return key;
+}
+
+export function outPointFromKey(key: Uint8Array): OutPoint {
+  return { txid: key.slice(0, 32), vout: Buffer.from(key.buffer, key.byteOffset, key.byteLength).readUInt32BE(32) };
+}
+
+export function writeCoin(w: Writer, c: Coin): Writer {
+  // Core's packing of height and the coinbase flag into one VARINT.
+  return w.varInt(c.height * 2 + (c.coinbase ? 1 : 0)).varInt(Number(c.value)).varBytes(c.scriptPubKey);
+}
+
+export function readCoin(r: Reader): Coin {
+  const code = r.varInt();
+  const value = BigInt(r.varInt());
+  const scriptPubKey = r.varBytes().slice();
+  return { value, scriptPubKey, height: Math.floor(code / 2), coinbase: code % 2 === 1 };
+}
+
+export function encodeCoin(c: Coin): Buffer {
+  const bytes = writeCoin(new Writer(16 + c.scriptPubKey.length), c).finish();
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+}
+
+export function decodeCoin(bytes: Uint8Array): Coin {
+  const r = new Reader(bytes);
+  const c = readCoin(r);
+  r.end('coin');
+  return c;
+}
+
+export function coinFromOutput(out: TxOut, height: number, coinbase: boolean): Coin {
+  return { value: out.value, scriptPubKey: out.scriptPubKey, height, coinbase };
+}
