@@ -55,8 +55,18 @@ function params(p: Omit<ChainParams, 'genesis'> & { genesisFields: GenesisFields
 }
 
 // Mined with scripts/mine-genesis.ts (see docs/protocol.md, genesis).
-const GENESIS_MAIN: GenesisFields = { time: 1795132800, bits: 0x207fffff, nonce: '', solution: '' };
-const GENESIS_TEST: GenesisFields = { time: 1795132800, bits: 0x207fffff, nonce: '', solution: '' };
+const GENESIS_MAIN: GenesisFields = {
+  time: 1795132800,
+  bits: 0x207fffff,
+  nonce: '0300000000000000000000000000000000000000000000000000000000000000',
+  solution: '1651b89126af55eaa93600c8be1ac8617604e37e839957b065d34e4aa8f6353636f327be53787b52752d9e671b79802fcbb85dd2',
+};
+const GENESIS_TEST: GenesisFields = {
+  time: 1795136400,
+  bits: 0x207fffff,
+  nonce: '0300000000000000000000000000000000000000000000000000000000000000',
+  solution: '01088ba25b761902584282684219238021b700636517f3e45f5a5fb662d839a1bc979e4f9fbf2d7357b5b9c2775bedd19b078722',
+};
 const GENESIS_REGTEST: GenesisFields = {
   time: 1795132800,
   bits: 0x200f0f0f,

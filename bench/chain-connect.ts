@@ -1,0 +1,110 @@
+// Issue #3 figure: block connect of a block with 2,000 P2WPKH inputs through the real chain
+// (LMDB, UTXO lookups, undo, parallel script checks), per input, against raw single-thread
+// libsecp256k1 verification of the same signatures, all in one run.
+//   node --import tsx bench/chain-connect.ts
+import { createRequire } from 'node:module';
+import { availableParallelism } from 'node:os';
+import {
+  PrecomputedTxData,
+  SIGHASH_ALL,
+  Transaction,
+  concatBytes,
+  ecdsaSign,
+  hash160,
+  p2pkhScript,
+  p2wpkhScript,
+  publicKeyCreate,
+  signatureToDER,
+  witnessV0SignatureHash,
+  type TxOut,
+} from '@cs/consensus';
+import { nextBlock, openHarness, spendOpTrue } from '../packages/csd/test/chain-harness.ts';
+
+const INPUTS = 2000;
+const TXS = 10;
+const ROUNDS = 7;
+
+interface Signed {
+  readonly sig: Uint8Array;
+  readonly msg: Uint8Array;
+  readonly pub: Uint8Array;
+}
+
+async function measure(threads: number): Promise<{ usPerInput: number; triples: Signed[] }> {
+  const h = await openHarness({ threads });
+  try {
+    const { chain } = h;
+    for (let i = 0; i < 101; i++) await chain.processBlock(nextBlock(chain));
+    const key = new Uint8Array(32).fill(7);
+    const pub = publicKeyCreate(key, true);
+    const spk = p2wpkhScript(hash160(pub));
+    const cb = chain.readBlock(chain.atHeight(1)!)!.txs[0];
+    const each = (cb.outputs[0].value - 1_000_000n) / BigInt(INPUTS);
+    const fan = spendOpTrue(cb, 0, Array.from({ length: INPUTS }, () => ({ value: each, scriptPubKey: spk })));
+    const fanFee = cb.outputs[0].value - each * BigInt(INPUTS);
+    await chain.processBlock(nextBlock(chain, { txs: [fan], fees: fanFee }));
+
+    // TXS transactions, each spending INPUTS / TXS of the P2WPKH outputs, signed for real.
+    const triples: Signed[] = [];
+    const spends: Transaction[] = [];
+    const per = INPUTS / TXS;
+    for (let t = 0; t < TXS; t++) {
+      const inputs = Array.from({ length: per }, (_, i) => ({ prevout: { txid: fan.txid, vout: t * per + i }, scriptSig: new Uint8Array(0), sequence: 0xffffffff, witness: [] as Uint8Array[] }));
+      const outputs: TxOut[] = [{ value: each * BigInt(per) - 10_000n, scriptPubKey: spk }];
+      const unsigned = new Transaction({ version: 2, inputs, outputs, locktime: 0 });
+      const txdata = new PrecomputedTxData(unsigned);
+      const signedInputs = inputs.map((input, i) => {
+        const msg = witnessV0SignatureHash(p2pkhScript(hash160(pub)), unsigned, i, SIGHASH_ALL, each, txdata);
+        const { signature } = ecdsaSign(msg, key);
+        triples.push({ sig: signature, msg, pub });
+        return { ...input, witness: [concatBytes(signatureToDER(signature), Uint8Array.of(SIGHASH_ALL)), pub] };
+      });
+      spends.push(new Transaction({ ...unsigned, inputs: signedInputs }));
+    }
+    const block = nextBlock(chain, { txs: spends, fees: 10_000n * BigInt(TXS) });
+    const r = await chain.processBlock(block);
+    if (r.status !== 'accepted') throw new Error(`bench block not accepted: ${JSON.stringify(r)}`);
+
+    // Disconnect and reconnect the same block: each reconnect is a full connect (UTXO
+    // lookups, amounts, sigops, all 2,000 scripts, the atomic write of coins and undo).
+    const times: number[] = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      await chain.invalidateBlock(block.header.hashHex);
+      const t0 = process.hrtime.bigint();
+      await chain.reconsiderBlock(block.header.hashHex);
+      times.push(Number(process.hrtime.bigint() - t0) / 1e3);
+      if (chain.tip.hashHex !== block.header.hashHex) throw new Error('block did not reconnect');
+    }
+    times.sort((a, b) => a - b);
+    return { usPerInput: times[Math.floor(times.length / 2)] / INPUTS, triples };
+  } finally {
+    await h.close();
+  }
+}
+
+function rawVerify(triples: readonly Signed[]): number {
+  const native = createRequire(import.meta.url)('secp256k1/bindings') as { ecdsaVerify(s: Uint8Array, m: Uint8Array, p: Uint8Array): boolean };
+  const times: number[] = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    const t0 = process.hrtime.bigint();
+    for (const t of triples) if (!native.ecdsaVerify(t.sig, t.msg, t.pub)) throw new Error('raw verify failed');
+    times.push(Number(process.hrtime.bigint() - t0) / 1e3 / triples.length);
+  }
+  times.sort((a, b) => a - b);
+  return times[Math.floor(times.length / 2)];
+}
+
+export async function benchChainConnect(): Promise<{ speedup: number; singleThreadRatio: number; usPerInput: number; rawUsPerInput: number; threads: number }> {
+  const threads = availableParallelism();
+  const parallel = await measure(0);
+  const single = await measure(1);
+  const raw = rawVerify(parallel.triples);
+  return { speedup: raw / parallel.usPerInput, singleThreadRatio: raw / single.usPerInput, usPerInput: parallel.usPerInput, rawUsPerInput: raw, threads };
+}
+
+if (process.argv[1] && import.meta.url.endsWith(process.argv[1].split('/').pop()!)) {
+  const r = await benchChainConnect();
+  console.log(`block connect, 2,000 P2WPKH inputs, ${r.threads} script threads: ${r.usPerInput.toFixed(1)} us/input; raw single-thread verify: ${r.rawUsPerInput.toFixed(1)} us/input`);
+  console.log(`connect rate / raw single-core verify rate: ${r.speedup.toFixed(2)}x (goal >= 1.5x on 2 cores)`);
+  console.log(`same with one script thread: ${r.singleThreadRatio.toFixed(2)}x`);
+}

@@ -1,0 +1,91 @@
+/**
+ * cs-cli, as bitcoin-cli: reads the options and cs.conf, turns the arguments into a JSON-RPC
+ * request, sends it to csd and renders the reply. Returns what to print and the exit status
+ * rather than printing, so that it runs the same in tests and in the program.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import type { Readable } from 'node:stream';
+import { CLI_OPTIONS } from '../config/cli-options.ts';
+import { ConfigError, type ConfigErrorSource } from '../config/errors.ts';
+import { formatOptionsHelp } from '../config/help.ts';
+import { infoRequest } from '../config/info-request.ts';
+import { loadSettings, type Settings } from '../config/parse.ts';
+import type { Env } from '../datadir/paths.ts';
+import { callRpc } from './call.ts';
+import { credentialsReader, rpcEndpoint } from './connection.ts';
+import { convertNamed, convertPositional } from './convert.ts';
+import { CliError } from './errors.ts';
+import { jsonObject, jsonString, writeJson } from './json.ts';
+import { renderReply, type Outcome } from './output.ts';
+import { readStdin } from './stdin.ts';
+
+const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+const VERSION_LINE = `cs RPC client version v${VERSION}\n`;
+
+const USAGE =
+  '\nUsage:  cs-cli [options] <command> [params]  Send command to csd\n' +
+  'or:     cs-cli [options] -named <command> [name=value]...  Send command to csd (with named arguments)\n' +
+  'or:     cs-cli [options] help                List commands\n' +
+  'or:     cs-cli [options] help <command>      Get help for a command\n\n';
+
+// bitcoin-cli's wording for each kind of configuration failure.
+const CONFIG_PREFIX: Readonly<Record<ConfigErrorSource, string>> = {
+  'command line': 'Error parsing command line arguments: ',
+  'config file': 'Error reading configuration file: ',
+  chain: 'Error: ',
+  'data directory': 'Error: ',
+};
+
+const fail = (stderr: string): Outcome => ({ stdout: '', stderr, code: 1 });
+
+export async function runCli(argv: readonly string[], env: Env, stdin: Readable): Promise<Outcome> {
+  if (argv.length === 0) return { stdout: VERSION_LINE + USAGE + formatOptionsHelp(CLI_OPTIONS), stderr: 'Error: too few parameters\n', code: 1 };
+  let settings: Settings<typeof CLI_OPTIONS>;
+  try {
+    const info = infoRequest(CLI_OPTIONS, argv);
+    if (info === 'version') return { stdout: VERSION_LINE, stderr: '', code: 0 };
+    if (info === 'help') return { stdout: VERSION_LINE + USAGE + formatOptionsHelp(CLI_OPTIONS), stderr: '', code: 0 };
+    // Node options in the shared cs.conf are csd's business: ignored here, as bitcoin-cli does.
+    settings = loadSettings(CLI_OPTIONS, argv, env, { tolerated: () => true });
+  } catch (error) {
+    if (error instanceof ConfigError) return fail(`${CONFIG_PREFIX[error.source]}${error.message}\n`);
+    throw error;
+  }
+  if (settings.isSet('datadir') && !existsSync(settings.dataDir)) {
+    return fail(`Error: Specified data directory "${settings.dataDir}" does not exist.\n`);
+  }
+  try {
+    return await send(settings, stdin);
+  } catch (error) {
+    if (error instanceof CliError) return fail(`error: ${error.message}\n`);
+    throw error;
+  }
+}
+
+async function send(settings: Settings<typeof CLI_OPTIONS>, stdin: Readable): Promise<Outcome> {
+  const { values } = settings;
+  const fromStdin =
+    values.stdin || values.stdinrpcpass ? await readStdin(stdin, { password: values.stdinrpcpass, args: values.stdin }) : { args: [] };
+  if (values.stdinrpcpass && fromStdin.password === undefined) {
+    throw new CliError('-stdinrpcpass specified but failed to read from standard input');
+  }
+  const [method, ...args] = [...settings.positional, ...fromStdin.args];
+  if (method === undefined) throw new CliError('too few parameters (need at least command)');
+  const params = values.named ? convertNamed(method, args) : convertPositional(method, args);
+  const body = jsonObject([
+    ['jsonrpc', jsonString('1.0')],
+    ['id', jsonString('cs-cli')],
+    ['method', jsonString(method)],
+    ['params', params],
+  ]);
+  const reply = await callRpc({
+    endpoint: rpcEndpoint(settings),
+    credentials: credentialsReader(settings, fromStdin.password),
+    body: `${writeJson(body)}\n`,
+    timeoutSeconds: values.rpcclienttimeout,
+    wait: values.rpcwait,
+    waitTimeoutSeconds: values.rpcwaittimeout,
+    confFile: settings.confFile,
+  });
+  return renderReply(reply);
+}

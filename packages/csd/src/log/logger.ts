@@ -1,0 +1,54 @@
+/**
+ * csd's logger: pino writing JSON lines to `<network dir>/debug.log` and, with -printtoconsole,
+ * one readable line per entry to stdout. Secrets are redacted by key (log/redact.ts).
+ */
+import { closeSync, fchmodSync, openSync, writeSync } from 'node:fs';
+import { pino, type DestinationStream, type Logger } from 'pino';
+import type { LogLevel } from '../config/node-config.ts';
+import { formatConsoleLine } from './console.ts';
+import { REDACT_PATHS, REDACTED } from './redact.ts';
+
+export interface LoggerOptions {
+  /** debug.log; appended to, created owner-only. */
+  readonly file: string;
+  readonly level: LogLevel;
+  /** Also write readable lines to `stdout` (-printtoconsole). */
+  readonly console: boolean;
+  /** Where console lines go; process.stdout unless a test captures them. */
+  readonly stdout?: { write(text: string): unknown };
+}
+
+export interface NodeLogger {
+  readonly logger: Logger;
+  /** Closes debug.log; the logger must not be used afterwards. */
+  close(): void;
+}
+
+/**
+ * Opens debug.log and builds the logger. Writes are synchronous, like Core's debug.log: the last
+ * lines before a crash are the ones that matter, and a buffer would lose them.
+ */
+export function openLogger(options: LoggerOptions): NodeLogger {
+  const fd = openSync(options.file, 'a', 0o600);
+  // The mode above only applies when the file is created; a debug.log left readable by others
+  // (copied in, or from an older install) is tightened, since it may name addresses and peers.
+  fchmodSync(fd, 0o600);
+  const file: DestinationStream = { write: (line) => void writeSync(fd, line) };
+  const streams = [{ level: 'trace' as const, stream: file }];
+  if (options.console) {
+    const out = options.stdout ?? process.stdout;
+    streams.push({ level: 'trace', stream: { write: (line) => void out.write(formatConsoleLine(line)) } });
+  }
+  const logger = pino(
+    {
+      level: options.level,
+      base: { pid: process.pid },
+      timestamp: pino.stdTimeFunctions.isoTime,
+      // Level names rather than numbers: debug.log is read by people with grep as much as by tools.
+      formatters: { level: (label) => ({ level: label }) },
+      redact: { paths: [...REDACT_PATHS], censor: REDACTED },
+    },
+    pino.multistream(streams),
+  );
+  return { logger, close: () => closeSync(fd) };
+}

@@ -1,0 +1,152 @@
+// Real csd processes for integration tests: each on free loopback ports with its own temporary
+// data directory, driven over HTTP exactly as a user's client would.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const CSD_BIN = fileURLToPath(new URL('../bin/csd.js', import.meta.url));
+export const CLI_BIN = fileURLToPath(new URL('../bin/cs-cli.js', import.meta.url));
+
+/** A port that was free a moment ago (the kernel picks it; we release it for the daemon). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+export interface RpcResponse {
+  readonly status: number;
+  readonly body: string;
+  readonly json: { result: unknown; error: { code: number; message: string } | null; id: unknown } | null;
+  readonly headers: Headers;
+}
+
+export class RpcCallError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface DaemonOptions {
+  readonly datadir?: string;
+  readonly args?: readonly string[];
+  readonly user?: string;
+  readonly password?: string;
+}
+
+export class Daemon {
+  readonly datadir: string;
+  rpcPort = 0;
+  proc: ChildProcess | null = null;
+  stdout = '';
+  stderr = '';
+  private readonly ownsDir: boolean;
+
+  constructor(private readonly opts: DaemonOptions = {}) {
+    this.ownsDir = !opts.datadir;
+    this.datadir = opts.datadir ?? mkdtempSync(join(tmpdir(), 'csd-test-'));
+  }
+
+  get user(): string {
+    return this.opts.user ?? 'test';
+  }
+
+  get password(): string {
+    return this.opts.password ?? 'test-password';
+  }
+
+  /** The command-line flags this daemon runs with (without extra args). */
+  baseArgs(): string[] {
+    return ['-regtest', `-datadir=${this.datadir}`, `-rpcport=${this.rpcPort}`, `-rpcuser=${this.user}`, `-rpcpassword=${this.password}`, '-printtoconsole=0'];
+  }
+
+  /** Starts csd and waits until its RPC answers. */
+  async start(extraArgs: readonly string[] = []): Promise<void> {
+    if (!this.rpcPort) this.rpcPort = await freePort();
+    this.stdout = '';
+    this.stderr = '';
+    const proc = spawn(process.execPath, [CSD_BIN, ...this.baseArgs(), ...(this.opts.args ?? []), ...extraArgs], { stdio: ['ignore', 'pipe', 'pipe'] });
+    this.proc = proc;
+    proc.stdout!.on('data', (d: Buffer) => (this.stdout += d.toString()));
+    proc.stderr!.on('data', (d: Buffer) => (this.stderr += d.toString()));
+    const deadline = Date.now() + 60_000;
+    while (Date.now() < deadline) {
+      if (proc.exitCode !== null) throw new Error(`csd exited with ${proc.exitCode}: ${this.stderr}${this.stdout}`);
+      try {
+        await this.call('getblockcount');
+        return;
+      } catch (e) {
+        if (e instanceof RpcCallError && e.code !== -28) throw e;
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    throw new Error(`csd did not answer RPC within 60 s: ${this.stderr}`);
+  }
+
+  /** One HTTP request to the RPC port; by default authenticated as this daemon's user. */
+  async http(body: string, init: { method?: string; headers?: Record<string, string>; path?: string; auth?: string | null } = {}): Promise<RpcResponse> {
+    const headers: Record<string, string> = { 'content-type': 'application/json', ...init.headers };
+    const auth = init.auth === undefined ? `${this.user}:${this.password}` : init.auth;
+    if (auth !== null) headers.authorization = `Basic ${Buffer.from(auth).toString('base64')}`;
+    const res = await fetch(`http://127.0.0.1:${this.rpcPort}${init.path ?? '/'}`, {
+      method: init.method ?? 'POST',
+      headers,
+      body: init.method === 'GET' || init.method === 'OPTIONS' ? undefined : body,
+    });
+    const text = await res.text();
+    let json = null;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      // not JSON: callers look at status and body
+    }
+    return { status: res.status, body: text, json, headers: res.headers };
+  }
+
+  /** A JSON-RPC call; an error reply throws RpcCallError with its code. */
+  async call<T = unknown>(method: string, ...params: unknown[]): Promise<T> {
+    const r = await this.http(JSON.stringify({ jsonrpc: '1.0', id: 'test', method, params }));
+    if (!r.json) throw new Error(`non-JSON reply (${r.status}): ${r.body}`);
+    if (r.json.error) throw new RpcCallError(r.json.error.code, r.json.error.message);
+    return r.json.result as T;
+  }
+
+  /** Waits for the process to exit (after stop or a signal); resolves to its exit code or signal. */
+  exited(): Promise<number | string> {
+    const proc = this.proc;
+    if (!proc) return Promise.resolve(0);
+    if (proc.exitCode !== null || proc.signalCode !== null) return Promise.resolve(proc.exitCode ?? proc.signalCode!);
+    return new Promise((resolve) => proc.once('exit', (code, signal) => resolve(code ?? signal ?? 0)));
+  }
+
+  kill(signal: NodeJS.Signals = 'SIGKILL'): Promise<number | string> {
+    this.proc?.kill(signal);
+    return this.exited();
+  }
+
+  async stop(): Promise<void> {
+    if (!this.proc || this.proc.exitCode !== null || this.proc.signalCode !== null) return;
+    try {
+      await this.call('stop');
+    } catch {
+      this.proc.kill('SIGTERM');
+    }
+    await this.exited();
+  }
+
+  async cleanup(): Promise<void> {
+    await this.kill('SIGKILL');
+    if (this.ownsDir) rmSync(this.datadir, { recursive: true, force: true });
+  }
+}
