@@ -299,8 +299,10 @@ export class Chain {
     let plan;
     let scriptFailure: ScriptFailure | null;
     try {
-      plan = planConnect(block, entry, this, this.params, flags);
-      scriptFailure = await this.verifier.verify(block.txs, plan.spentOutputs, flags);
+      const inputs = block.txs.reduce((n, tx) => n + (tx.isCoinbase() ? 0 : tx.inputs.length), 0);
+      const checks = this.verifier.session(flags, inputs);
+      plan = planConnect(block, entry, this, this.params, flags, (tx, t, spent) => checks.add(tx, t, spent));
+      scriptFailure = await checks.finish();
     } catch (e) {
       if (!(e instanceof ValidationError)) throw e;
       this.markFailed(entry, e);

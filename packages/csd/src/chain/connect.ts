@@ -14,6 +14,7 @@ import {
 } from '@cs/consensus';
 import type { BlockIndexEntry } from './block-index.ts';
 import { coinFromOutput, coinKey, type Coin } from './coins.ts';
+import { sequenceLocks, sequenceLocksSatisfied } from './sequence-locks.ts';
 import type { BlockUndo } from './undo.ts';
 
 /** Read access to the UTXO set as of the block's parent. */
@@ -28,35 +29,39 @@ export interface ConnectPlan {
   readonly spentKeys: Buffer[];
   /** Coins the block creates that are still unspent at its end. */
   readonly created: { key: Buffer; coin: Coin }[];
-  /** spentOutputs[t][i]: the output spent by input i of transaction t (empty for the coinbase). */
-  readonly spentOutputs: TxOut[][];
   readonly fees: bigint;
 }
 
-// BIP68 sequence fields.
-const SEQUENCE_DISABLE_FLAG = 0x80000000;
-const SEQUENCE_TYPE_FLAG = 0x00400000;
-const SEQUENCE_MASK = 0x0000ffff;
-const SEQUENCE_GRANULARITY = 9;
+/** Receives each transaction with the outputs its inputs spend, as soon as they are known. */
+export type SpentOutputsSink = (tx: Transaction, txIndex: number, spent: readonly TxOut[]) => void;
 
 /**
  * Core's ConnectBlock minus the scripts: inputs exist and are unspent, coinbases are mature,
  * amounts are in range, relative lock-times (BIP68) hold, the sigop cost fits and the coinbase
- * claims no more than subsidy plus fees. Scripts are checked separately (ScriptVerifier) with
- * the spent outputs this returns. `entry` is the index entry of the block being connected.
+ * claims no more than subsidy plus fees. Scripts are checked by whoever `onSpent` hands the
+ * transactions to (the script verifier), while this goes on with the next transaction.
+ * `entry` is the index entry of the block being connected.
  */
-export function planConnect(block: Block, entry: BlockIndexEntry, coins: CoinSource, params: ChainParams, flags: number): ConnectPlan {
+export function planConnect(
+  block: Block,
+  entry: BlockIndexEntry,
+  coins: CoinSource,
+  params: ChainParams,
+  flags: number,
+  onSpent: SpentOutputsSink,
+): ConnectPlan {
   const height = entry.height;
-  const prevMtp = entry.prev ? entry.prev.medianTimePast() : 0;
+  const parent = entry.prev;
+  if (!parent) throw new Error('the genesis block is never connected through planConnect');
   const inBlock = new Map<string, { key: Buffer; coin: Coin }>();
   const spentKeys: Buffer[] = [];
   const spentFromSet = new Set<string>();
   const undo: BlockUndo = [];
-  const spentOutputs: TxOut[][] = [];
   let fees = 0n;
   let sigopCost = 0;
 
-  for (const tx of block.txs) {
+  for (let t = 0; t < block.txs.length; t++) {
+    const tx = block.txs[t];
     const coinbase = tx.isCoinbase();
     const spent: Coin[] = [];
     if (!coinbase) {
@@ -89,13 +94,15 @@ export function planConnect(block: Block, entry: BlockIndexEntry, coins: CoinSou
       if (valueIn < valueOut) throw new ValidationError('bad-txns-in-belowout', `value in ${valueIn} < value out ${valueOut}`);
       fees += valueIn - valueOut;
       if (!moneyRange(fees)) throw new ValidationError('bad-txns-fee-outofrange');
-      checkSequenceLocks(tx, spent, entry, prevMtp);
+      // BIP68 relative lock-times, against this block's height and its parent's median time past.
+      if (!sequenceLocksSatisfied(sequenceLocks(tx, spent.map((c) => c.height), parent), parent)) {
+        throw new ValidationError('bad-txns-nonfinal', 'non-BIP68-final transaction');
+      }
       undo.push(spent);
     }
-    const spentTxOuts = spent.map((c) => ({ value: c.value, scriptPubKey: c.scriptPubKey }));
-    spentOutputs.push(spentTxOuts);
-    sigopCost += getTransactionSigOpCost(tx, spentTxOuts.map((o) => o.scriptPubKey), flags);
+    sigopCost += getTransactionSigOpCost(tx, spent.map((c) => c.scriptPubKey), flags);
     if (sigopCost > MAX_BLOCK_SIGOPS_COST) throw new ValidationError('bad-blk-sigops', 'too many sigops');
+    onSpent(tx, t, spent);
 
     tx.outputs.forEach((out, vout) => {
       // Provably unspendable outputs never enter the UTXO set (Core's AddCoins).
@@ -109,32 +116,5 @@ export function planConnect(block: Block, entry: BlockIndexEntry, coins: CoinSou
   const allowed = blockSubsidy(height, params) + fees;
   if (claimed > allowed) throw new ValidationError('bad-cb-amount', `coinbase pays too much (actual=${claimed} vs limit=${allowed})`);
 
-  return { undo, spentKeys, created: [...inBlock.values()], spentOutputs, fees };
-}
-
-/**
- * BIP68: for version >= 2 transactions, each input whose sequence does not disable it must wait
- * a number of blocks, or of 512-second units of median time past, after the block that created
- * the coin it spends.
- */
-function checkSequenceLocks(tx: Transaction, spent: readonly Coin[], entry: BlockIndexEntry, prevMtp: number): void {
-  if (tx.version < 2) return;
-  let minHeight = -1;
-  let minTime = -1;
-  tx.inputs.forEach((input, i) => {
-    const seq = input.sequence;
-    if (seq & SEQUENCE_DISABLE_FLAG) return;
-    const coinHeight = spent[i].height;
-    if (seq & SEQUENCE_TYPE_FLAG) {
-      // Time locks count from the median time past of the block before the coin's block.
-      const base = entry.ancestor(Math.max(coinHeight - 1, 0));
-      const coinTime = base ? base.medianTimePast() : 0;
-      minTime = Math.max(minTime, coinTime + ((seq & SEQUENCE_MASK) << SEQUENCE_GRANULARITY) - 1);
-    } else {
-      minHeight = Math.max(minHeight, coinHeight + (seq & SEQUENCE_MASK) - 1);
-    }
-  });
-  if (minHeight >= entry.height || minTime >= prevMtp) {
-    throw new ValidationError('bad-txns-nonfinal', 'non-BIP68-final transaction');
-  }
+  return { undo, spentKeys, created: [...inBlock.values()], fees };
 }

@@ -15,16 +15,18 @@ export interface WorkerResult {
   readonly crash?: string;
 }
 
-/** Below this many inputs the message passing costs more than the parallelism gains. */
+/** Below this many inputs in a block, message passing costs more than the parallelism gains. */
 const PARALLEL_MIN_INPUTS = 64;
+/** Inputs per job: small enough to keep every worker busy, large enough to amortize a message. */
+const JOB_INPUTS = 250;
 
 /**
- * Verifies the scripts of a block's transactions, spread over worker threads (Core's -par).
- * Inputs are split into one contiguous range per worker, so a single transaction with thousands
- * of inputs is shared out as well as many small ones.
+ * Verifies the scripts of a block's transactions on worker threads (Core's -par and its check
+ * queue). Checks are queued while the block's inputs are still being looked up, so the serial
+ * UTXO work overlaps with signature verification.
  */
 export class ScriptVerifier {
-  private readonly workers: Worker[] = [];
+  private readonly workers: { worker: Worker; busy: number }[] = [];
   private readonly pending = new Map<number, (r: WorkerResult) => void>();
   private nextId = 1;
 
@@ -33,17 +35,19 @@ export class ScriptVerifier {
     const n = threads <= 0 ? availableParallelism() : threads;
     if (n <= 1) return;
     for (let i = 0; i < n; i++) {
-      const w = new Worker(new URL('./script-worker.js', import.meta.url));
-      w.on('message', (r: WorkerResult) => {
+      const worker = new Worker(new URL('./script-worker.js', import.meta.url));
+      const slot = { worker, busy: 0 };
+      worker.on('message', (r: WorkerResult) => {
+        slot.busy--;
         const resolve = this.pending.get(r.id);
         this.pending.delete(r.id);
         resolve?.(r);
       });
-      w.on('error', (e) => {
+      worker.on('error', (e) => {
         for (const resolve of this.pending.values()) resolve({ id: 0, failure: null, crash: e.message });
         this.pending.clear();
       });
-      this.workers.push(w);
+      this.workers.push(slot);
     }
   }
 
@@ -51,55 +55,72 @@ export class ScriptVerifier {
     return Math.max(1, this.workers.length);
   }
 
-  /**
-   * Checks every non-coinbase input of `txs` (spent[t][i] is the output spent by input i of tx t).
-   * Resolves to the first failure found, or null when all scripts pass.
-   */
-  async verify(txs: readonly Transaction[], spent: readonly (readonly TxOut[])[], flags: number): Promise<ScriptFailure | null> {
-    let total = 0;
-    for (let t = 0; t < txs.length; t++) if (!txs[t].isCoinbase()) total += txs[t].inputs.length;
-    if (total === 0) return null;
-    if (this.workers.length === 0 || total < PARALLEL_MIN_INPUTS) {
-      return runScriptChecks(rangeItems(txs, spent, 0, total), flags);
+  /** A batch of checks for one block under one set of flags. */
+  session(flags: number, expectedInputs: number): ScriptCheckSession {
+    return new ScriptCheckSession(this, flags, this.workers.length > 0 && expectedInputs >= PARALLEL_MIN_INPUTS);
+  }
+
+  /** Hands a job to the least busy worker. */
+  dispatch(flags: number, items: readonly ScriptCheckItem[]): Promise<WorkerResult> {
+    const slot = this.workers.reduce((a, b) => (b.busy < a.busy ? b : a));
+    slot.busy++;
+    const job: WorkerJob = { id: this.nextId++, flags, items: items.map((it) => ({ ...it, tx: it.tx.encode() })) };
+    return new Promise((resolve) => {
+      this.pending.set(job.id, resolve);
+      slot.worker.postMessage(job);
+    });
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.workers.map((w) => w.worker.terminate()));
+    this.workers.length = 0;
+  }
+}
+
+export class ScriptCheckSession {
+  private batch: ScriptCheckItem[] = [];
+  private batchInputs = 0;
+  private readonly jobs: Promise<WorkerResult>[] = [];
+  private readonly inline: ScriptCheckItem[] = [];
+
+  constructor(
+    private readonly verifier: ScriptVerifier,
+    private readonly flags: number,
+    private readonly parallel: boolean,
+  ) {}
+
+  /** Queues the inputs of one transaction; spent[i] is the output its input i spends. */
+  add(tx: Transaction, txIndex: number, spent: readonly TxOut[]): void {
+    if (tx.isCoinbase()) return;
+    if (!this.parallel) {
+      this.inline.push({ tx, txIndex, spent, start: 0, end: tx.inputs.length });
+      return;
     }
-    const per = Math.ceil(total / this.workers.length);
-    const jobs: Promise<WorkerResult>[] = [];
-    for (let w = 0, from = 0; from < total; w++, from += per) {
-      const items = rangeItems(txs, spent, from, Math.min(total, from + per)).map((it) => ({ ...it, tx: it.tx.encode() }));
-      jobs.push(this.post(this.workers[w], { id: this.nextId++, flags, items }));
+    // Large transactions are cut into job-sized input ranges.
+    for (let start = 0; start < tx.inputs.length; ) {
+      const end = Math.min(tx.inputs.length, start + (JOB_INPUTS - this.batchInputs));
+      this.batch.push({ tx, txIndex, spent: spent.slice(start, end), start, end });
+      this.batchInputs += end - start;
+      start = end;
+      if (this.batchInputs >= JOB_INPUTS) this.flush();
     }
-    const results = await Promise.all(jobs);
+  }
+
+  private flush(): void {
+    if (this.batch.length === 0) return;
+    this.jobs.push(this.verifier.dispatch(this.flags, this.batch));
+    this.batch = [];
+    this.batchInputs = 0;
+  }
+
+  /** Resolves to the first failure (in block order), or null when every script passed. */
+  async finish(): Promise<ScriptFailure | null> {
+    if (!this.parallel) return runScriptChecks(this.inline, this.flags);
+    this.flush();
+    const results = await Promise.all(this.jobs);
     for (const r of results) {
       if (r.crash) throw new Error(`script verification worker failed: ${r.crash}`);
     }
     return results.map((r) => r.failure).find((f) => f !== null) ?? null;
   }
-
-  private post(worker: Worker, job: WorkerJob): Promise<WorkerResult> {
-    return new Promise((resolve) => {
-      this.pending.set(job.id, resolve);
-      worker.postMessage(job);
-    });
-  }
-
-  async close(): Promise<void> {
-    await Promise.all(this.workers.map((w) => w.terminate()));
-    this.workers.length = 0;
-  }
-}
-
-/** The items covering inputs [from, to) of the flattened list of non-coinbase inputs. */
-function rangeItems(txs: readonly Transaction[], spent: readonly (readonly TxOut[])[], from: number, to: number): ScriptCheckItem[] {
-  const items: ScriptCheckItem[] = [];
-  let offset = 0;
-  for (let t = 0; t < txs.length && offset < to; t++) {
-    const tx = txs[t];
-    if (tx.isCoinbase()) continue;
-    const n = tx.inputs.length;
-    const start = Math.max(0, from - offset);
-    const end = Math.min(n, to - offset);
-    if (start < end) items.push({ tx, txIndex: t, spent: spent[t].slice(start, end), start, end });
-    offset += n;
-  }
-  return items;
 }
