@@ -1,6 +1,8 @@
 import type { Logger } from 'pino';
 import {
   Block,
+  BlockHeader,
+  Reader,
   MANDATORY_SCRIPT_VERIFY_FLAGS,
   ValidationError,
   checkBlock,
@@ -108,6 +110,55 @@ export class Chain {
     for (const e of this.byHash.values()) this.considerCandidate(e);
     this.log.info({ height: this.tip.height, hash: this.tip.hashHex, blocks: this.byHash.size }, 'block index loaded');
     await this.enqueue(() => this.activateBestChain());
+  }
+
+  /**
+   * -reindex: drops the block index, UTXO set and undo data, then validates and connects every
+   * stored block again from genesis, logging progress. The database keeps a marker until the
+   * rebuild completes, so an interrupted reindex resumes at the next start.
+   */
+  async reindex(): Promise<void> {
+    const t = this.db.tables;
+    const headers = new Map<string, Uint8Array>();
+    const children = new Map<string, string[]>();
+    for (const { key, value } of t.blocks.getRange({})) {
+      // The header is the block's prefix; decoding it alone keeps the first pass cheap.
+      const header = BlockHeader.read(new Reader(value));
+      headers.set(header.hashHex, key);
+      const prev = hashToHex(header.prevHash);
+      const list = children.get(prev);
+      if (list) list.push(header.hashHex);
+      else children.set(prev, [header.hashHex]);
+    }
+    this.db.clearDerived();
+    this.byHash.clear();
+    this.candidates.clear();
+    this.active = [];
+    this.initGenesis();
+    const total = headers.size;
+    let done = 1;
+    let lastLog = Date.now();
+    const queue = [...(children.get(this.params.genesis.header.hashHex) ?? [])];
+    while (queue.length) {
+      const hashHex = queue.shift()!;
+      const raw = t.blocks.get(Buffer.from(headers.get(hashHex)!));
+      if (!raw) continue;
+      const result = await this.processBlockNow(Block.decode(raw), raw);
+      if (result.status === 'rejected') this.log.warn({ hash: hashHex, reason: result.reason }, 'stored block rejected during reindex');
+      else queue.push(...(children.get(hashHex) ?? []));
+      done++;
+      if (Date.now() - lastLog > 5000) {
+        lastLog = Date.now();
+        this.log.info({ progress: `${((100 * done) / total).toFixed(1)}%`, blocks: done, of: total, height: this.height }, 'reindexing');
+      }
+    }
+    this.db.write(() => this.db.tables.meta.remove(Buffer.from('reindex')));
+    this.log.info({ blocks: done, height: this.height, hash: this.tip.hashHex }, 'reindex complete');
+  }
+
+  /** Whether a reindex was started and did not finish (it resumes on the next start). */
+  get reindexPending(): boolean {
+    return this.db.getMeta('reindex') !== undefined;
   }
 
   private initGenesis(): void {

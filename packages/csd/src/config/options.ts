@@ -118,37 +118,6 @@ export const NODE_OPTIONS = {
     placement: 'top',
   }),
 
-  port: integer({ category: 'connection', ...PORT, description: 'Listen for peer connections on <port>.', default: (net) => net.p2pPort }),
-  listen: flag({ category: 'connection', description: 'Accept connections from peers.', default: true }),
-  bind: list({
-    category: 'connection',
-    arg: '<addr>[:port]',
-    description: 'Bind the peer listener to this address; repeatable (default: all interfaces).',
-    default: [],
-    check: checkHostPort,
-  }),
-  addnode: list({
-    category: 'connection',
-    arg: '<host>[:port]',
-    description: 'Add a peer to connect to and keep the connection open; repeatable.',
-    default: [],
-    check: checkHostPort,
-  }),
-  connect: list({
-    category: 'connection',
-    arg: '<host>[:port]',
-    description: 'Connect only to these peers; repeatable. -noconnect makes no outgoing connections.',
-    default: [],
-    check: checkHostPort,
-  }),
-  maxconnections: integer({
-    category: 'connection',
-    arg: '<n>',
-    description: 'Maximum number of peer connections.',
-    default: 125,
-    min: 0,
-  }),
-
   server: flag({ category: 'rpc', description: 'Accept JSON-RPC commands.', default: true }),
   rpcuser: text({ category: 'rpc', arg: '<user>', description: 'User name for JSON-RPC connections.', default: null }),
   rpcpassword: text({
@@ -276,6 +245,12 @@ export const NODE_OPTIONS = {
     networkCheck: (value, net) =>
       value && net.name === 'main' ? 'acceptnonstdtxn is not currently supported for main chain' : null,
   }),
+  mempoolfullrbf: flag({
+    category: 'relay',
+    description: 'Accept replacements of transactions that do not signal BIP125 replaceability (as Core 28 and later).',
+    default: true,
+  }),
+  permitbaremultisig: flag({ category: 'relay', description: 'Relay non-P2SH multisig outputs (up to 3 keys).', default: true }),
   limitancestorcount: integer({
     category: 'relay',
     arg: '<n>',

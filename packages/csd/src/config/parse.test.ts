@@ -53,7 +53,6 @@ test('with nothing configured every option has its default, on main, in the data
   });
   const o = config.options;
   assert.equal(o.rpcport, 16180);
-  assert.equal(o.port, NETWORKS.main.p2pPort);
   assert.deepEqual(o.rpcbind, ['127.0.0.1', '::1']);
   assert.deepEqual(o.rpcallowip, []);
   assert.equal(o.server, true);

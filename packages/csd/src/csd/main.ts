@@ -1,1 +1,78 @@
-console.log("hello from csd");
+/** The csd program (bin/csd.js): configuration, data directory lock, logging, then the node. */
+import { readFileSync } from 'node:fs';
+import { formatOptionsHelp } from '../config/help.ts';
+import { infoRequest } from '../config/info-request.ts';
+import { loadConfig } from '../config/node-config.ts';
+import { NODE_OPTIONS } from '../config/options.ts';
+import { openDataDir } from '../datadir/open.ts';
+import { openLogger } from '../log/logger.ts';
+import { Node } from '../node/node.ts';
+
+const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+
+function fail(message: string): never {
+  process.stderr.write(`Error: ${message}\n`);
+  process.exit(1);
+}
+
+const argv = process.argv.slice(2);
+let info: 'help' | 'version' | null;
+try {
+  info = infoRequest(NODE_OPTIONS, argv);
+} catch (e) {
+  fail((e as Error).message);
+}
+if (info === 'version') {
+  process.stdout.write(`cs node daemon version v${VERSION}\n`);
+  process.exit(0);
+}
+if (info === 'help') {
+  process.stdout.write(`cs node daemon version v${VERSION}\n\nUsage: csd [options]\n\n${formatOptionsHelp(NODE_OPTIONS)}`);
+  process.exit(0);
+}
+
+let config;
+let lock;
+try {
+  config = loadConfig(argv);
+  // A second csd stops here, before touching anything the first one uses.
+  lock = await openDataDir(config.paths);
+} catch (e) {
+  fail((e as Error).message);
+}
+
+const { logger, close: closeLog } = openLogger({ file: config.paths.debugLog, level: config.options.loglevel, console: config.options.printtoconsole });
+for (const warning of config.warnings) logger.warn(warning);
+logger.info({ version: VERSION, network: config.network.name, datadir: config.paths.networkDir }, 'csd starting');
+
+let node: Node | null = null;
+let exiting = false;
+async function shutdown(code = 0): Promise<void> {
+  if (exiting) return;
+  exiting = true;
+  try {
+    await node?.stop();
+  } catch (err) {
+    logger.error({ err }, 'error during shutdown');
+    code = 1;
+  }
+  await lock!.release();
+  closeLog();
+  process.exit(code);
+}
+
+process.on('SIGINT', () => void shutdown());
+process.on('SIGTERM', () => void shutdown());
+process.on('uncaughtException', (err) => {
+  // Storage is transactional, so dying here loses nothing committed; say why, then go.
+  logger.fatal({ err }, 'uncaught exception');
+  void shutdown(1);
+});
+
+try {
+  node = await Node.start(config, logger, () => void shutdown());
+} catch (e) {
+  logger.fatal({ err: e }, 'startup failed');
+  process.stderr.write(`Error: ${(e as Error).message}\n`);
+  await shutdown(1);
+}

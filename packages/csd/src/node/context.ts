@@ -1,0 +1,21 @@
+import type { Logger } from 'pino';
+import type { ChainParams } from '@cs/consensus';
+import type { Chain } from '../chain/chainstate.ts';
+import type { NodeConfig } from '../config/node-config.ts';
+import type { FeeEstimator } from '../fees/estimator.ts';
+import type { Mempool } from '../mempool/mempool.ts';
+import type { NodeClock } from './clock.ts';
+
+/**
+ * What RPC methods and other interfaces may use of a running node. Handlers get this object,
+ * never the storage underneath: the chain, mempool and estimator are the only ways in.
+ */
+export interface NodeContext {
+  readonly config: NodeConfig;
+  readonly params: ChainParams;
+  readonly chain: Chain;
+  readonly mempool: Mempool;
+  readonly feeEstimator: FeeEstimator;
+  readonly clock: NodeClock;
+  readonly log: Logger;
+}

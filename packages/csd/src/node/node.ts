@@ -1,0 +1,178 @@
+import { availableParallelism } from 'node:os';
+import { join } from 'node:path';
+import type { Logger } from 'pino';
+import { Chain } from '../chain/chainstate.ts';
+import { ScriptVerifier } from '../chain/script-verifier.ts';
+import type { NodeConfig } from '../config/node-config.ts';
+import { removeCookie, writeCookie, type RpcCredentials } from '../datadir/cookie.ts';
+import { FeeEstimator } from '../fees/estimator.ts';
+import { Mempool } from '../mempool/mempool.ts';
+import { AllowList } from '../rpc/allowip.ts';
+import { registerControlMethods } from '../rpc/methods/control.ts';
+import { RpcRegistry } from '../rpc/registry.ts';
+import { RpcHttpServer } from '../rpc/server.ts';
+import { Warmup } from '../rpc/warmup.ts';
+import { ChainDatabase } from '../storage/database.ts';
+import { NodeClock } from './clock.ts';
+import type { NodeContext } from './context.ts';
+import { registerNodeMethods } from './methods.ts';
+
+const MEMPOOL_FILE = 'mempool.dat';
+const FEE_ESTIMATES_FILE = 'fee_estimates.dat';
+/** How often expired and excess mempool transactions are dropped. */
+const MEMPOOL_TRIM_MS = 60_000;
+/** How often fee estimates are saved (Core: hourly), so a crash loses at most that much. */
+const FEE_ESTIMATES_SAVE_MS = 3_600_000;
+
+/**
+ * A running node: storage, chain, mempool and the RPC server, started in Core's order (the RPC
+ * server first, answering "warming up" while the chain loads) and stopped in reverse.
+ */
+export class Node {
+  private readonly timers: NodeJS.Timeout[] = [];
+  private stopping: Promise<void> | null = null;
+  private cookieWritten = false;
+
+  private constructor(
+    readonly ctx: NodeContext,
+    private readonly db: ChainDatabase,
+    private readonly rpc: RpcHttpServer | null,
+    private readonly registry: RpcRegistry,
+  ) {}
+
+  static async start(config: NodeConfig, log: Logger, requestShutdown: () => void): Promise<Node> {
+    const o = config.options;
+    const startedAt = Date.now();
+    const clock = new NodeClock(o.mocktime);
+    const db = ChainDatabase.open(join(config.paths.networkDir, 'chainstate'));
+    const chain = new Chain({ db, params: config.network, verifier: new ScriptVerifier(scriptThreads(o.par)), log, now: clock.now });
+    const feeEstimator = new FeeEstimator(clock.now);
+    const mempool = new Mempool({
+      chain,
+      policy: {
+        requireStandard: !o.acceptnonstdtxn,
+        permitBareMultisig: o.permitbaremultisig,
+        maxDatacarrierBytes: o.datacarrier ? o.datacarriersize : null,
+        minRelayFee: o.minrelaytxfee,
+      },
+      limits: {
+        ancestorCount: o.limitancestorcount,
+        ancestorSize: o.limitancestorsize * 1000,
+        descendantCount: o.limitdescendantcount,
+        descendantSize: o.limitdescendantsize * 1000,
+      },
+      maxMempoolBytes: o.maxmempool * 1_000_000,
+      expiryHours: o.mempoolexpiry,
+      fullRbf: o.mempoolfullrbf,
+      feeEstimator,
+      log,
+    });
+    const ctx: NodeContext = { config, params: config.network, chain, mempool, feeEstimator, clock, log };
+
+    const registry = new RpcRegistry(new Warmup('Loading block index...'));
+    registerControlMethods(registry, { shutdown: requestShutdown, startedAt });
+    registerNodeMethods(registry, ctx);
+    const rpc = o.server ? await startRpc(config, registry, log) : null;
+    const node = new Node(ctx, db, rpc, registry);
+    node.cookieWritten = rpc !== null && !o.rpcpassword && config.paths.cookieFile !== null;
+
+    if (o.reindex || chain.reindexPending) {
+      registry.warmup.set('Reindexing blocks...');
+      log.info('reindexing: rebuilding the block index and UTXO set from stored blocks');
+      await chain.reindex();
+    } else {
+      await chain.load();
+    }
+    registry.warmup.set('Loading mempool...');
+    const loaded = await mempool.load(o.persistmempool ? join(config.paths.networkDir, MEMPOOL_FILE) : null);
+    log.info({ ...loaded }, 'mempool loaded');
+    const estimates = await feeEstimator.load(join(config.paths.networkDir, FEE_ESTIMATES_FILE));
+    if (!estimates.loaded) log.info({ reason: estimates.reason }, 'fee estimator starts empty');
+    registry.warmup.finish();
+    node.timers.push(setInterval(() => mempool.limitSize(), MEMPOOL_TRIM_MS).unref());
+    node.timers.push(setInterval(() => void node.saveFeeEstimates(), FEE_ESTIMATES_SAVE_MS).unref());
+    log.info({ network: config.network.name, height: chain.height, tip: chain.tip.hashHex }, 'csd started');
+    return node;
+  }
+
+  private async saveFeeEstimates(): Promise<void> {
+    try {
+      await this.ctx.feeEstimator.save(join(this.ctx.config.paths.networkDir, FEE_ESTIMATES_FILE));
+    } catch (err) {
+      this.ctx.log.warn({ err }, 'could not save fee estimates');
+    }
+  }
+
+  /** Clean shutdown; safe to call more than once (signals and `stop` may race). */
+  stop(): Promise<void> {
+    this.stopping ??= this.stopNow();
+    return this.stopping;
+  }
+
+  private async stopNow(): Promise<void> {
+    const { ctx } = this;
+    ctx.log.info('shutdown: in progress');
+    for (const t of this.timers) clearInterval(t);
+    await this.rpc?.close();
+    // Let a block being connected finish before saving what depends on it.
+    await ctx.chain.close();
+    if (ctx.config.options.persistmempool) {
+      try {
+        await ctx.mempool.save(join(ctx.config.paths.networkDir, MEMPOOL_FILE));
+      } catch (err) {
+        ctx.log.warn({ err }, 'could not save the mempool');
+      }
+    }
+    ctx.mempool.close();
+    ctx.feeEstimator.flushUnconfirmed();
+    await this.saveFeeEstimates();
+    await this.db.close();
+    if (this.cookieWritten && ctx.config.paths.cookieFile) await removeCookie(ctx.config.paths.cookieFile);
+    ctx.log.info('shutdown: done');
+  }
+}
+
+/** -par: 0 one thread per core, negative leaves that many cores free. */
+function scriptThreads(par: number): number {
+  if (par > 0) return par;
+  return par === 0 ? 0 : Math.max(1, availableParallelism() + par);
+}
+
+async function startRpc(config: NodeConfig, registry: RpcRegistry, log: Logger): Promise<RpcHttpServer> {
+  const o = config.options;
+  const credentials: RpcCredentials[] = [];
+  if (o.rpcpassword) {
+    credentials.push({ user: o.rpcuser ?? '', password: o.rpcpassword });
+  } else if (config.paths.cookieFile) {
+    credentials.push(await writeCookie(config.paths.cookieFile));
+  } else {
+    throw new Error('RPC needs -rpcpassword or a cookie file (-rpccookiefile); both are disabled');
+  }
+  const server = new RpcHttpServer({
+    registry,
+    credentials,
+    logger: log,
+    allowList: AllowList.forRpc(o.rpcallowip),
+    corsDomain: o.rpccorsdomain ?? undefined,
+    rateLimit: o.rpcratelimit,
+  });
+  // Core: without -rpcallowip the server binds loopback only, whatever -rpcbind says.
+  const binds = o.rpcallowip.length > 0 ? o.rpcbind : ['127.0.0.1', '::1'];
+  if (o.rpcallowip.length === 0 && config.isSet('rpcbind')) {
+    log.warn('-rpcbind was ignored because -rpcallowip was not specified, refusing to allow everyone to connect');
+  }
+  let bound = 0;
+  for (const host of binds) {
+    try {
+      await server.listen(o.rpcport, host);
+      bound++;
+    } catch (err) {
+      // ::1 is missing on hosts without IPv6; the IPv4 loopback is enough.
+      if (host === '::1' && (err as NodeJS.ErrnoException).code === 'EADDRNOTAVAIL') continue;
+      await server.close();
+      throw new Error(`Unable to bind RPC server to ${host}:${o.rpcport}: ${(err as Error).message}`);
+    }
+  }
+  if (bound === 0) throw new Error('Unable to bind any endpoint for the RPC server');
+  return server;
+}
