@@ -1,10 +1,12 @@
 import {
   Block,
   BlockHeader,
+  MIN_BLOCK_VERSION,
   Transaction,
   Writer,
   bip34HeightPush,
   compactToTarget,
+  findWitnessCommitment,
   hashMeetsTarget,
   merkleRoot,
   mineHeader,
@@ -15,6 +17,10 @@ import {
   type ChainParams,
   type TxOut,
 } from '@cs/consensus';
+import type { BlockIndexEntry } from '../chain/block-index.ts';
+
+/** The header version of every block we build: the Zcash v4 layout is the only one this chain has. */
+export const BLOCK_VERSION = MIN_BLOCK_VERSION;
 
 /** The BIP141 witness reserved value our coinbases carry: all zero, as Core's miner uses. */
 export const WITNESS_RESERVED_VALUE = new Uint8Array(32);
@@ -50,6 +56,22 @@ export function createCoinbase(spec: CoinbaseSpec): Transaction {
   });
 }
 
+/**
+ * Core's UpdateUncommittedBlockStructures: a block whose coinbase carries a witness commitment
+ * but no witness gets the all-zero witness reserved value. Pools often serialize the coinbase
+ * without its witness (stratum jobs hash the stripped form), and the value is the one our
+ * templates commit to. Neither the txid nor the block hash changes. Returns the block itself
+ * when nothing was missing.
+ */
+export function addMissingWitnessNonce(block: Block): Block {
+  const [coinbase, ...rest] = block.txs;
+  // A block without transactions or inputs is left for the chain to reject.
+  if (coinbase === undefined || coinbase.inputs.length === 0 || coinbase.hasWitness || findWitnessCommitment(coinbase) < 0) return block;
+  const [input, ...otherInputs] = coinbase.inputs;
+  const filled = new Transaction({ ...coinbase, inputs: [{ ...input, witness: [WITNESS_RESERVED_VALUE] }, ...otherInputs] });
+  return new Block(block.header, [filled, ...rest]);
+}
+
 /** Appends the BIP141 commitment output for `txs` (coinbase first) to the coinbase. */
 export function addWitnessCommitment(txs: readonly Transaction[]): Transaction[] {
   const coinbase = txs[0];
@@ -69,10 +91,36 @@ export interface BlockTemplateSpec {
   readonly txs: readonly Transaction[];
 }
 
+/** What a new block on `prev` holds besides the coinbase's fixed parts. */
+export interface NewBlockSpec {
+  readonly prev: BlockIndexEntry;
+  readonly bits: number;
+  readonly time: number;
+  /** The coinbase's single payout output. */
+  readonly payTo: Uint8Array;
+  readonly value: bigint;
+  /** The transactions after the coinbase, parents before children. */
+  readonly txs: readonly Transaction[];
+}
+
+/**
+ * An unsolved block on `prev`: a coinbase with the BIP34 height and an empty extra nonce (Core's
+ * `<height> OP_0`) paying `value` to `payTo`, the transactions, and the witness commitment, which
+ * every block carries (Core's miner adds it whatever the transactions).
+ */
+export function createBlock(spec: NewBlockSpec): Block {
+  const coinbase = createCoinbase({
+    height: spec.prev.height + 1,
+    outputs: [{ value: spec.value, scriptPubKey: spec.payTo }],
+    extraNonce: new Uint8Array(0),
+  });
+  return assembleBlock({ prevHash: spec.prev.hash, time: spec.time, bits: spec.bits, txs: addWitnessCommitment([coinbase, ...spec.txs]) });
+}
+
 /** A block with an all-zero nonce and no solution yet. */
 export function assembleBlock(spec: BlockTemplateSpec): Block {
   const header = new BlockHeader({
-    version: 4,
+    version: BLOCK_VERSION,
     prevHash: spec.prevHash,
     merkleRoot: merkleRoot(spec.txs.map((t) => t.txid)).root,
     reserved: new Uint8Array(32),
@@ -84,17 +132,33 @@ export function assembleBlock(spec: BlockTemplateSpec): Block {
   return new Block(header, spec.txs);
 }
 
+export interface MiningAttempt {
+  /** The solved block, or null when no nonce within the budget gave a hash meeting the bits. */
+  readonly block: Block | null;
+  /** Nonces spent: what a caller with a shared budget (generatetoaddress's maxtries) deducts. */
+  readonly noncesTried: number;
+}
+
 /**
- * Searches nonces until a solution's block hash meets the block's bits. Returns null after
- * `maxNonces` nonces (generatetoaddress's maxtries).
+ * Searches nonces from the block's own nonce upwards until a solution's block hash meets the
+ * block's bits, trying at most `maxNonces` of them.
  */
-export function solveBlock(block: Block, params: ChainParams, maxNonces: number): Block | null {
+export function mineBlock(block: Block, params: ChainParams, maxNonces: number): MiningAttempt {
   const { target } = compactToTarget(block.header.bits);
   const found = mineHeader(params.equihash, block.header.prefix(), {
     maxNonces,
     accept: (h140, sol) => hashMeetsTarget(sha256d(new Writer(180).bytes(h140).varBytes(sol).finish()), target),
   });
-  if (!found) return null;
+  // Without a find, mineHeader used the whole budget (or ran out of nonces, which ends it as well).
+  if (!found) return { block: null, noncesTried: maxNonces };
   const header = new BlockHeader({ ...block.header, nonce: found.header140.slice(108), solution: found.solution });
-  return new Block(header, block.txs);
+  return { block: new Block(header, block.txs), noncesTried: found.noncesTried };
+}
+
+/**
+ * Searches nonces until a solution's block hash meets the block's bits. Returns null after
+ * `maxNonces` nonces.
+ */
+export function solveBlock(block: Block, params: ChainParams, maxNonces: number): Block | null {
+  return mineBlock(block, params, maxNonces).block;
 }
