@@ -1,7 +1,7 @@
 // Real csd processes for integration tests: each on free loopback ports with its own temporary
 // data directory, driven over HTTP exactly as a user's client would.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -38,11 +38,22 @@ export class RpcCallError extends Error {
   }
 }
 
+export class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
 export interface DaemonOptions {
   readonly datadir?: string;
   readonly args?: readonly string[];
   readonly user?: string;
   readonly password?: string;
+  /** Run without rpcuser/rpcpassword: csd writes a cookie, and calls authenticate with it. */
+  readonly cookie?: boolean;
 }
 
 export class Daemon {
@@ -66,9 +77,20 @@ export class Daemon {
     return this.opts.password ?? 'test-password';
   }
 
+  get cookiePath(): string {
+    return join(this.datadir, 'regtest', '.cookie');
+  }
+
   /** The command-line flags this daemon runs with (without extra args). */
   baseArgs(): string[] {
-    return ['-regtest', `-datadir=${this.datadir}`, `-rpcport=${this.rpcPort}`, `-rpcuser=${this.user}`, `-rpcpassword=${this.password}`, '-printtoconsole=0'];
+    const auth = this.opts.cookie ? [] : [`-rpcuser=${this.user}`, `-rpcpassword=${this.password}`];
+    return ['-regtest', `-datadir=${this.datadir}`, `-rpcport=${this.rpcPort}`, ...auth, '-printtoconsole=0'];
+  }
+
+  /** user:password for Basic auth: the cookie file's content in cookie mode. */
+  private credentials(): string {
+    if (!this.opts.cookie) return `${this.user}:${this.password}`;
+    return existsSync(this.cookiePath) ? readFileSync(this.cookiePath, 'utf8').trim() : 'no-cookie-yet:';
   }
 
   /** Starts csd and waits until its RPC answers. */
@@ -87,6 +109,7 @@ export class Daemon {
         await this.call('getblockcount');
         return;
       } catch (e) {
+        // Not listening yet, no cookie yet (401), or warming up (-28): keep waiting.
         if (e instanceof RpcCallError && e.code !== -28) throw e;
       }
       await new Promise((r) => setTimeout(r, 100));
@@ -97,7 +120,7 @@ export class Daemon {
   /** One HTTP request to the RPC port; by default authenticated as this daemon's user. */
   async http(body: string, init: { method?: string; headers?: Record<string, string>; path?: string; auth?: string | null } = {}): Promise<RpcResponse> {
     const headers: Record<string, string> = { 'content-type': 'application/json', ...init.headers };
-    const auth = init.auth === undefined ? `${this.user}:${this.password}` : init.auth;
+    const auth = init.auth === undefined ? this.credentials() : init.auth;
     if (auth !== null) headers.authorization = `Basic ${Buffer.from(auth).toString('base64')}`;
     const res = await fetch(`http://127.0.0.1:${this.rpcPort}${init.path ?? '/'}`, {
       method: init.method ?? 'POST',
@@ -117,7 +140,7 @@ export class Daemon {
   /** A JSON-RPC call; an error reply throws RpcCallError with its code. */
   async call<T = unknown>(method: string, ...params: unknown[]): Promise<T> {
     const r = await this.http(JSON.stringify({ jsonrpc: '1.0', id: 'test', method, params }));
-    if (!r.json) throw new Error(`non-JSON reply (${r.status}): ${r.body}`);
+    if (!r.json) throw new HttpError(r.status, `non-JSON reply (${r.status}): ${r.body}`);
     if (r.json.error) throw new RpcCallError(r.json.error.code, r.json.error.message);
     return r.json.result as T;
   }

@@ -1,3 +1,5 @@
+import { readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Logger } from 'pino';
 import {
   Block,
@@ -21,7 +23,7 @@ import { nextWorkRequired } from './difficulty.ts';
 import { ChainEvents } from './events.ts';
 import { describeScriptFailure, type ScriptFailure } from './script-check.ts';
 import type { ScriptVerifier } from './script-verifier.ts';
-import { decodeUndo, encodeUndo } from './undo.ts';
+import { decodeUndo, encodeUndo, type BlockUndo } from './undo.ts';
 
 /** Outcome of offering a block, in submitblock's terms (BIP22). */
 export type ProcessResult =
@@ -215,6 +217,22 @@ export class Chain {
 
   readRawBlock(e: BlockIndexEntry): Buffer | undefined {
     return this.db.tables.blocks.get(Buffer.from(e.hash));
+  }
+
+  /**
+   * The coins a block's transactions spent (getblock verbosity 2/3 fees and prevouts). Only blocks
+   * on the active chain have undo data: disconnecting a block deletes it.
+   */
+  readUndo(e: BlockIndexEntry): BlockUndo | undefined {
+    const raw = this.db.tables.undo.get(Buffer.from(e.hash));
+    return raw ? decodeUndo(raw) : undefined;
+  }
+
+  /** Bytes of the database files (blocks, undo data, index and UTXO set share one LMDB environment). */
+  sizeOnDisk(): number {
+    return readdirSync(this.db.path, { withFileTypes: true })
+      .filter((f) => f.isFile())
+      .reduce((sum, f) => sum + statSync(join(this.db.path, f.name)).size, 0);
   }
 
   /** An unspent output of the active chain's UTXO set. */

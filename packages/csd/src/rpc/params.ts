@@ -106,11 +106,11 @@ export function compileParams(method: string, specs: readonly ParamSpec[]): Comp
  * Turns request params into the handler's argument list. `usage` is the method's help text,
  * which Core sends as the message of a wrong-count error.
  */
-export function resolveArgs(compiled: CompiledParams, params: readonly JsonValue[] | JsonObject, usage: () => string): ArgValue[] {
+export function resolveArgs(compiled: CompiledParams, params: readonly JsonValue[] | JsonObject, usage: string): ArgValue[] {
   const { specs } = compiled;
   const values = Array.isArray(params) ? (params as readonly JsonValue[]) : namedToPositional(specs, params as JsonObject);
   if (values.length < compiled.required || values.length > specs.length) {
-    throw new RpcError(RpcErrorCode.MISC_ERROR, usage());
+    throw new RpcError(RpcErrorCode.MISC_ERROR, usage);
   }
   let mismatches: Record<string, string> | undefined;
   for (let i = 0; i < values.length; i++) {

@@ -30,6 +30,8 @@ export class RateLimiter {
   readonly #maxClients: number;
   readonly #now: () => number;
   readonly #clients = new Map<string, Window>();
+  /** When the oldest tracked window ends: until then there is nothing to expire. */
+  #nextExpiry = Infinity;
 
   constructor(options: RateLimiterOptions) {
     if (!Number.isSafeInteger(options.limit) || options.limit < 0) throw new Error('rate limit must be a non-negative integer');
@@ -43,14 +45,18 @@ export class RateLimiter {
   tryTake(client: string): boolean {
     if (this.#limit === 0) return true;
     const now = this.#now();
-    this.#expire(now);
+    if (now >= this.#nextExpiry) this.#expire(now);
     const window = this.#clients.get(client);
     if (window !== undefined) {
       if (window.count >= this.#limit) return false;
       window.count++;
       return true;
     }
-    if (this.#clients.size >= this.#maxClients) this.#clients.delete(this.#clients.keys().next().value as string);
+    if (this.#clients.size >= this.#maxClients) {
+      this.#clients.delete(this.#clients.keys().next().value as string);
+      this.#nextExpiry = this.#oldestEnd();
+    }
+    if (this.#clients.size === 0) this.#nextExpiry = now + this.#windowMs;
     this.#clients.set(client, { start: now, count: 1 });
     return true;
   }
@@ -70,8 +76,14 @@ export class RateLimiter {
   #expire(now: number): void {
     // Windows are inserted as they open, so the Map's front holds the oldest: stop at the first live one.
     for (const [client, window] of this.#clients) {
-      if (window.start + this.#windowMs > now) return;
+      if (window.start + this.#windowMs > now) break;
       this.#clients.delete(client);
     }
+    this.#nextExpiry = this.#oldestEnd();
+  }
+
+  #oldestEnd(): number {
+    for (const window of this.#clients.values()) return window.start + this.#windowMs;
+    return Infinity;
   }
 }

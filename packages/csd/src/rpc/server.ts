@@ -65,8 +65,6 @@ export type RouteHandler = (req: IncomingMessage, res: ServerResponse, ctx: Rout
 
 type Target = { readonly kind: 'rpc' } | { readonly kind: 'get'; readonly handler: RouteHandler };
 
-const H = process.env.H;
-const FIXED = { status: 200, body: JSON.stringify({result:{chain:'regtest',blocks:0,headers:0,bestblockhash:'0f9188f13cb7b2c71f2a335e3a4fc328bf5beb436012afca590b1a11466e2206',difficulty:4.656542373906925e-10,mediantime:1296688602,verificationprogress:1,chainwork:'0000000000000000000000000000000000000000000000000000000000000002',pruned:false},error:null,id:'bench'})+'\n' };
 const RPC_TARGET: Target = { kind: 'rpc' };
 
 export class RpcHttpServer {
@@ -77,7 +75,6 @@ export class RpcHttpServer {
   readonly #cors: CorsPolicy;
   readonly #limiter: RateLimiter;
   readonly #dispatcher: JsonRpcDispatcher;
-  readonly #registry: RpcRegistry;
   readonly #rpcMetrics: RpcMetrics;
   readonly #router = new Router<Target>();
   readonly #maxBodyBytes: number;
@@ -97,7 +94,6 @@ export class RpcHttpServer {
     this.metrics = options.metrics ?? new MetricsRegistry();
     this.#rpcMetrics = new RpcMetrics(this.metrics);
     this.#dispatcher = new JsonRpcDispatcher(options.registry, this.#rpcMetrics, this.#logger);
-    this.#registry = options.registry;
     this.#maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
     this.#authFailureDelayMs = options.authFailureDelayMs ?? DEFAULT_AUTH_FAILURE_DELAY_MS;
     this.#keepAliveTimeoutMs = options.keepAliveTimeoutMs ?? DEFAULT_KEEP_ALIVE_TIMEOUT_MS;
@@ -202,20 +198,14 @@ export class RpcHttpServer {
       setTimeout(() => this.#send(res, 401, { 'WWW-Authenticate': WWW_AUTHENTICATE }), this.#authFailureDelayMs);
       return;
     }
-    if (H === '4') return this.#sendReply(res, FIXED);
-    if (H === '9') { process.nextTick(() => this.#sendReply(res, FIXED)); return; }
-    if (H === '10') { req.on('end', () => this.#sendReply(res, FIXED)); req.resume(); return; }
-    if (H === '11') { void Promise.resolve().then(() => this.#sendReply(res, FIXED)); return; }
     if (Number(req.headers['content-length'] ?? 0) > this.#maxBodyBytes) return this.#tooLarge(res);
     readBody(req, this.#maxBodyBytes, (body) => {
       if (body === null) return this.#tooLarge(res);
-      if (H === '7') return this.#sendReply(res, FIXED);
       this.#answer(res, body, ctx).catch((err: unknown) => this.#fail(req, res, err));
     });
   }
 
   async #answer(res: ServerResponse, body: string, ctx: RpcCallContext): Promise<void> {
-    if (H === '5') return this.#sendReply(res, FIXED);
     const parsed = this.#dispatcher.parse(body);
     if ('reply' in parsed) return this.#sendReply(res, parsed.reply);
     if (!this.#limiter.tryTake(ctx.peer)) {
@@ -223,9 +213,6 @@ export class RpcHttpServer {
       res.setHeader('Retry-After', this.#limiter.retryAfterSeconds(ctx.peer));
       return this.#sendReply(res, this.#dispatcher.rateLimited(parsed.request));
     }
-    if (H === '2') return this.#sendReply(res, FIXED);
-    if (H === '8') { await this.#registry.call('getblockchaininfo', [], ctx); return this.#sendReply(res, FIXED); }
-    if (H === '3') return this.#sendReply(res, { status: 200, body: JSON.stringify({ result: await this.#registry.call('getblockchaininfo', [], ctx), error: null, id: 'bench' }) + '\n' });
     this.#sendReply(res, await this.#dispatcher.dispatch(parsed.request, ctx));
   }
 
@@ -278,22 +265,19 @@ export class RpcHttpServer {
 
 /**
  * Collects the request body and calls `done` with it as text, or with null as soon as it exceeds
- * `limit` bytes. A client that disconnects first simply never gets an answer.
+ * `limit` bytes (once; later chunks are dropped). A client that disconnects before the end
+ * simply never gets an answer.
  */
 function readBody(req: IncomingMessage, limit: number, done: (body: string | null) => void): void {
   const chunks: Buffer[] = [];
   let size = 0;
-  const onData = (chunk: Buffer) => {
+  req.on('data', (chunk: Buffer) => {
+    if (size > limit) return;
     size += chunk.length;
-    if (size <= limit) {
-      chunks.push(chunk);
-      return;
-    }
-    req.off('data', onData);
-    req.off('end', onEnd);
-    done(null);
-  };
-  const onEnd = () => done(chunks.length === 1 ? chunks[0].toString('utf8') : Buffer.concat(chunks).toString('utf8'));
-  req.on('data', onData);
-  req.on('end', onEnd);
+    if (size <= limit) chunks.push(chunk);
+    else done(null);
+  });
+  req.on('end', () => {
+    if (size <= limit) done(chunks.length === 1 ? chunks[0].toString('utf8') : Buffer.concat(chunks).toString('utf8'));
+  });
 }
