@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import {
   Block,
   BlockHeader,
@@ -103,16 +104,32 @@ export interface NewBlockSpec {
   readonly txs: readonly Transaction[];
 }
 
+/** Random per process, so that two csd runs never build the same coinbase either. */
+const EXTRA_NONCE_PREFIX = randomBytes(4);
+let extraNonceCounter = 0;
+
 /**
- * An unsolved block on `prev`: a coinbase with the BIP34 height and an empty extra nonce (Core's
- * `<height> OP_0`) paying `value` to `payTo`, the transactions, and the witness commitment, which
- * every block carries (Core's miner adds it whatever the transactions).
+ * An 8-byte extra nonce unique within this process: two blocks on the same parent with the same
+ * transactions and time must still differ (a block mined again after invalidateblock would
+ * otherwise be the invalidated block itself).
+ */
+function nextExtraNonce(): Uint8Array {
+  const nonce = new Uint8Array(8);
+  nonce.set(EXTRA_NONCE_PREFIX, 0);
+  new DataView(nonce.buffer).setUint32(4, extraNonceCounter++ >>> 0, true);
+  return nonce;
+}
+
+/**
+ * An unsolved block on `prev`: a coinbase with the BIP34 height and a fresh extra nonce paying
+ * `value` to `payTo`, the transactions, and the witness commitment, which every block carries
+ * (Core's miner adds it whatever the transactions).
  */
 export function createBlock(spec: NewBlockSpec): Block {
   const coinbase = createCoinbase({
     height: spec.prev.height + 1,
     outputs: [{ value: spec.value, scriptPubKey: spec.payTo }],
-    extraNonce: new Uint8Array(0),
+    extraNonce: nextExtraNonce(),
   });
   return assembleBlock({ prevHash: spec.prev.hash, time: spec.time, bits: spec.bits, txs: addWitnessCommitment([coinbase, ...spec.txs]) });
 }

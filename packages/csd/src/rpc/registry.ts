@@ -66,7 +66,6 @@ interface Running {
   readonly started: number;
 }
 
-const R = process.env.R;
 const METHOD_NAME = /^[a-z][a-z0-9_]*$/;
 
 export class RpcRegistry {
@@ -127,10 +126,6 @@ export class RpcRegistry {
     }
     if (entry === undefined) throw new RpcError(RpcErrorCode.METHOD_NOT_FOUND, 'Method not found');
     const args = resolveArgs(entry.params, params, entry.help);
-    if (R === '1') return entry.run(args, ctx);
-    if (R === '3') return await entry.run(args, ctx);
-    if (R === '4') { const running: Running = { method, started: performance.now() }; this.#running.add(running); try { return await entry.run(args, ctx); } finally { this.#running.delete(running); } }
-    if (R === '5') { const running: Running = { method, started: 0 }; this.#running.add(running); try { return await entry.run(args, ctx); } finally { this.#running.delete(running); } }
     const running: Running = { method, started: performance.now() };
     this.#running.add(running);
     try {

@@ -347,8 +347,10 @@ test('generatetoaddress mines mempool transactions to the address; RPC stays res
     assert.equal(toHex(cb.outputs[0].scriptPubKey), toHex(ANYONE_SCRIPT));
     assert.match(toHex(cb.outputs.at(-1)!.scriptPubKey), /^6a24aa21a9ed/);
     assert.equal(mempool.size, 0);
-    // Core's coinbase: the BIP34 height then OP_0.
-    assert.equal(toHex(cb.inputs[0].scriptSig), `01${(start + 1).toString(16)}00`);
+    // The BIP34 height, then an 8-byte extra nonce unique to this block.
+    assert.match(toHex(cb.inputs[0].scriptSig), new RegExp(`^01${(start + 1).toString(16)}08[0-9a-f]{16}$`));
+    const second = chain.readBlock(chain.entry(hashes[1])!)!.txs[0];
+    assert.notEqual(toHex(second.inputs[0].scriptSig).slice(6), toHex(cb.inputs[0].scriptSig).slice(6));
 
     const info = (await node.call('getmininginfo')) as { currentblocktx: number; currentblockweight: number };
     assert.equal(info.currentblocktx, 0);
