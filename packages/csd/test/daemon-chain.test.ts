@@ -101,7 +101,12 @@ test('mine 200+ blocks, spend coinbases with raw transactions, reorg by invalida
     assert.equal(await d.call('getbestblockhash'), branch[1]);
     assert.deepEqual(await d.call('getrawmempool'), []);
 
-    // Restart: the same tip, UTXO set and chain tips.
+    // A transaction waiting in the mempool survives a restart (mempool.dat).
+    const coin2 = await d.call<Block1>('getblock', hashes[2]);
+    const waiting = signP2wpkh(await d.call<string>('createrawtransaction', [{ txid: coin2.tx[0], vout: 0 }], { [OTHER]: 12.4999 }), [amount]);
+    const waitingTxid = await d.call<string>('sendrawtransaction', waiting);
+
+    // Restart: the same tip, UTXO set, chain tips and mempool.
     const before = await d.call<{ hash_serialized_3: string; height: number; total_amount: number }>('gettxoutsetinfo');
     const tipsBefore = await d.call('getchaintips');
     await d.stop();
@@ -109,6 +114,7 @@ test('mine 200+ blocks, spend coinbases with raw transactions, reorg by invalida
     assert.equal(await d.call('getbestblockhash'), branch[1]);
     assert.deepEqual(await d.call('gettxoutsetinfo'), before);
     assert.deepEqual(await d.call('getchaintips'), tipsBefore);
+    assert.deepEqual(await d.call('getrawmempool'), [waitingTxid]);
   } finally {
     await d.cleanup();
   }

@@ -4,7 +4,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
-import { CSD_BIN, Daemon, RpcCallError, freePort } from './daemon.ts';
+import { CLI_BIN, CSD_BIN, Daemon, RpcCallError, freePort } from './daemon.ts';
 
 test('csd starts, refuses a second instance on the same data directory, stops cleanly and restarts on the same tip', async () => {
   const d = new Daemon();
@@ -43,6 +43,20 @@ test('cookie authentication when no rpcpassword is set: owner-only file, removed
     assert.match(cookie, /^__cookie__:[0-9a-f]{64}$/);
     const bad = await d.http(JSON.stringify({ method: 'getblockcount', params: [], id: 1 }), { auth: '__cookie__:00' });
     assert.equal(bad.status, 401);
+
+    // cs-cli finds the cookie in the same data directory, as bitcoin-cli does.
+    const cli = (...args: string[]) => spawnSync(process.execPath, [CLI_BIN, '-regtest', `-datadir=${d.datadir}`, `-rpcport=${d.rpcPort}`, ...args], { encoding: 'utf8' });
+    const count = cli('getblockcount');
+    assert.deepEqual([count.status, count.stdout], [0, '0\n']);
+    const hashes = cli('generatetoaddress', '2', 'csrt1qw508d6qejxtdg4y5r3zarvary0c5xw7k6zfa8x');
+    assert.equal(JSON.parse(hashes.stdout).length, 2);
+    const header = cli('-named', 'getblockheader', `blockhash=${JSON.parse(hashes.stdout)[1]}`, 'verbose=false');
+    assert.match(header.stdout, /^04000000[0-9a-f]+\n$/);
+    const missing = cli('getblockhash', '99');
+    assert.deepEqual([missing.status, missing.stderr], [8, 'error code: -8\nerror message:\nBlock height out of range\n']);
+    const unknown = cli('nosuchmethod');
+    assert.equal(unknown.status, 89);
+
     assert.equal(await d.call('stop'), 'csd stopping');
     await d.exited();
     assert.equal(existsSync(d.cookiePath), false);
