@@ -2,19 +2,12 @@
  * cs-cli's options, as bitcoin-cli's. cs-cli reads the node's cs.conf too: keys it does not know
  * are the node's and are ignored there, and csd in turn tolerates these keys in the shared file.
  */
-import { NETWORK_NAMES } from './options.ts';
+import { INFO_OPTIONS, NETWORK_NAMES } from './options.ts';
 import { choice, flag, integer, text, type OptionTable } from './spec.ts';
 import { checkHostPort } from './validators.ts';
 
 export const CLI_OPTIONS = {
-  help: flag({
-    category: 'general',
-    description: 'Print this help message and exit (also -h or -?).',
-    default: false,
-    placement: 'command line',
-    aliases: ['h', '?'],
-  }),
-  version: flag({ category: 'general', description: 'Print version and exit.', default: false, placement: 'command line' }),
+  ...INFO_OPTIONS,
   conf: text({
     category: 'general',
     arg: '<file>',

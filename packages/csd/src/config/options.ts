@@ -33,7 +33,8 @@ function zmqHighWaterMark(topic: string) {
   });
 }
 
-export const NODE_OPTIONS = {
+/** -help and -version, which csd and cs-cli answer alike, before reading any file. */
+export const INFO_OPTIONS = {
   help: flag({
     category: 'general',
     description: 'Print this help message and exit (also -h or -?).',
@@ -42,6 +43,10 @@ export const NODE_OPTIONS = {
     aliases: ['h', '?'],
   }),
   version: flag({ category: 'general', description: 'Print version and exit.', default: false, placement: 'command line' }),
+};
+
+export const NODE_OPTIONS = {
+  ...INFO_OPTIONS,
   conf: text({
     category: 'general',
     arg: '<file>',

@@ -1,4 +1,5 @@
 import type { Transaction } from '@cs/consensus';
+import { TypedEvents } from '../events/typed-events.ts';
 import type { MempoolEntry } from './entry.ts';
 
 /** Why a transaction left the mempool (Core's MemPoolRemovalReason). */
@@ -33,36 +34,12 @@ export interface RemovedEvent {
 /**
  * What the mempool announces to WebSocket, ZeroMQ and the wallet. Listeners run synchronously
  * after the change; one that throws is reported and does not stop the others.
+ * (A type alias rather than an interface, so that it fits TypedEvents' index signature.)
  */
-export interface MempoolEventMap {
+export type MempoolEventMap = {
   added: [AddedEvent];
   removed: [RemovedEvent];
-}
+};
 
-type Listener<K extends keyof MempoolEventMap> = (...args: MempoolEventMap[K]) => void;
-
-export class MempoolEvents {
-  private readonly listeners: { [K in keyof MempoolEventMap]: Listener<K>[] } = { added: [], removed: [] };
-
-  constructor(private readonly onError: (event: string, err: unknown) => void) {}
-
-  on<K extends keyof MempoolEventMap>(event: K, listener: Listener<K>): void {
-    this.listeners[event].push(listener);
-  }
-
-  off<K extends keyof MempoolEventMap>(event: K, listener: Listener<K>): void {
-    const list = this.listeners[event];
-    const i = list.indexOf(listener);
-    if (i >= 0) list.splice(i, 1);
-  }
-
-  emit<K extends keyof MempoolEventMap>(event: K, ...args: MempoolEventMap[K]): void {
-    for (const listener of [...this.listeners[event]]) {
-      try {
-        listener(...args);
-      } catch (err) {
-        this.onError(event, err);
-      }
-    }
-  }
-}
+/** The mempool's announcements; see MempoolEventMap. */
+export class MempoolEvents extends TypedEvents<MempoolEventMap> {}

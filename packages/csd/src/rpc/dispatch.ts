@@ -111,7 +111,6 @@ export class JsonRpcDispatcher {
 
   /** Runs a call; every failure comes back as an RpcError (a handler's own exception as MISC_ERROR). */
   async #execute(call: Call, ctx: RpcCallContext): Promise<JsonValue | RpcError> {
-    if (process.env.D === '1') return this.#registry.call(call.method, call.params, ctx);
     const label = this.#registry.has(call.method) ? call.method : UNKNOWN_METHOD;
     const started = performance.now();
     try {

@@ -99,6 +99,10 @@ export class RpcRegistry {
     });
   }
 
+  x(name: string): Promise<JsonValue> {
+    return (this.#methods.get(name) as MethodEntry).run([], { uri: '/', peer: '' });
+  }
+
   has(name: string): boolean {
     return this.#methods.has(name);
   }

