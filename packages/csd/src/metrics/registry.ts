@@ -38,6 +38,7 @@ abstract class Family<L extends string, S> implements Metric {
     private readonly help: string,
     private readonly type: string,
     labelNames: readonly L[],
+    private readonly newSeries: () => S,
   ) {
     if (!METRIC_NAME.test(name)) throw new Error(`invalid metric name ${name}`);
     for (const label of labelNames) {
@@ -72,8 +73,14 @@ abstract class Family<L extends string, S> implements Metric {
     return text;
   }
 
-  protected abstract newSeries(): S;
   protected abstract renderSeries(labelText: string, series: S): string;
+}
+
+/** Counters and gauges: one number per series. */
+abstract class ValueFamily<L extends string, S extends { readonly value: number }> extends Family<L, S> {
+  protected renderSeries(labelText: string, series: S): string {
+    return sample(this.name, labelText, series.value);
+  }
 }
 
 export class CounterSeries {
@@ -114,52 +121,37 @@ export class HistogramSeries {
   }
 }
 
-export class Counter<L extends string = never> extends Family<L, CounterSeries> {
+export class Counter<L extends string = never> extends ValueFamily<L, CounterSeries> {
   constructor(options: MetricOptions<L>) {
-    super(options.name, options.help, 'counter', options.labelNames ?? []);
+    super(options.name, options.help, 'counter', options.labelNames ?? [], () => new CounterSeries());
   }
   inc(labels: Labels<L>, by = 1): void {
     this.labels(labels).inc(by);
   }
-  protected newSeries(): CounterSeries {
-    return new CounterSeries();
-  }
-  protected renderSeries(labelText: string, series: CounterSeries): string {
-    return sample(this.name, labelText, series.value);
-  }
 }
 
-export class Gauge<L extends string = never> extends Family<L, GaugeSeries> {
+export class Gauge<L extends string = never> extends ValueFamily<L, GaugeSeries> {
   constructor(options: MetricOptions<L>) {
-    super(options.name, options.help, 'gauge', options.labelNames ?? []);
+    super(options.name, options.help, 'gauge', options.labelNames ?? [], () => new GaugeSeries());
   }
   set(labels: Labels<L>, value: number): void {
     this.labels(labels).set(value);
-  }
-  protected newSeries(): GaugeSeries {
-    return new GaugeSeries();
-  }
-  protected renderSeries(labelText: string, series: GaugeSeries): string {
-    return sample(this.name, labelText, series.value);
   }
 }
 
 export class Histogram<L extends string = never> extends Family<L, HistogramSeries> {
   readonly #bounds: readonly number[];
   constructor(options: HistogramOptions<L>) {
-    super(options.name, options.help, 'histogram', options.labelNames ?? []);
+    const bounds = [...options.buckets];
+    super(options.name, options.help, 'histogram', options.labelNames ?? [], () => new HistogramSeries(bounds));
     if ((options.labelNames ?? []).some((l) => l === 'le')) throw new Error(`${options.name}: "le" is reserved in histograms`);
-    const bounds = options.buckets;
     if (bounds.length === 0 || bounds.some((b, i) => !Number.isFinite(b) || (i > 0 && b <= bounds[i - 1]))) {
       throw new Error(`${options.name}: buckets must be finite and strictly ascending`);
     }
-    this.#bounds = [...bounds];
+    this.#bounds = bounds;
   }
   observe(labels: Labels<L>, value: number): void {
     this.labels(labels).observe(value);
-  }
-  protected newSeries(): HistogramSeries {
-    return new HistogramSeries(this.#bounds);
   }
   protected renderSeries(labelText: string, series: HistogramSeries): string {
     const sep = labelText === '' ? '' : ',';

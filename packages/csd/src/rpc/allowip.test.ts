@@ -26,10 +26,13 @@ test('prefixes that are not byte aligned, and the all-addresses forms', () => {
   for (const a of ['8.8.8.8', '2606:4700::1111', '::ffff:1.2.3.4']) assert.ok(all.allows(a), a);
 });
 
-test('IPv4-embedded IPv6 text is parsed', () => {
-  const list = new AllowList(['64:ff9b::/96']);
+test('IPv4-embedded IPv6 text is parsed; an IPv4-mapped entry compares as IPv4', () => {
+  const list = new AllowList(['64:ff9b::/96', '::ffff:10.1.0.0/112']);
   assert.ok(list.allows('64:ff9b::192.0.2.33'));
   assert.ok(!list.allows('64:ff9b:1::192.0.2.33'));
+  assert.ok(list.allows('10.1.2.3'));
+  assert.ok(list.allows('::ffff:10.1.255.255'));
+  assert.ok(!list.allows('10.2.0.1'));
 });
 
 test('invalid entries are refused with the entry named', () => {

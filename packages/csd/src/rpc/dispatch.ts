@@ -19,7 +19,7 @@
 import { RpcError, RpcErrorCode, type RpcErrorCodeValue } from './errors.ts';
 import { isJsonObject, type JsonObject, type JsonValue } from './json.ts';
 import type { Logger } from './logger.ts';
-import { type RpcMetrics, UNKNOWN_METHOD } from './metrics.ts';
+import type { HttpMetrics } from './metrics.ts';
 import type { RpcCallContext, RpcRegistry } from './registry.ts';
 
 export interface RpcReply {
@@ -33,38 +33,35 @@ interface ErrorObject {
   readonly message: string;
 }
 
-/** What the envelope told us before any fault: needed to shape the reply. */
+/** What shapes a reply: the request's version and id. */
 interface Envelope {
   v2: boolean;
   /** undefined: the request has no id member. */
   id: JsonValue | undefined;
 }
 
+/** A request as read so far; version and id come first, so a fault found later is still answered in its shape. */
 interface Call extends Envelope {
-  readonly method: string;
-  readonly params: readonly JsonValue[] | JsonObject;
+  method: string;
+  params: readonly JsonValue[] | JsonObject;
 }
 
 const NO_PARAMS: readonly JsonValue[] = [];
 
 export class JsonRpcDispatcher {
   readonly #registry: RpcRegistry;
-  readonly #metrics: RpcMetrics;
+  readonly #metrics: HttpMetrics;
   readonly #logger: Logger;
 
-  constructor(registry: RpcRegistry, metrics: RpcMetrics, logger: Logger) {
+  constructor(registry: RpcRegistry, metrics: HttpMetrics, logger: Logger) {
     this.#registry = registry;
     this.#metrics = metrics;
     this.#logger = logger;
   }
 
-  /** The body as JSON, or the reply to a body that is not JSON (Core: -32700 "Parse error", HTTP 500, 1.0 shape). */
-  parse(body: string): { readonly request: JsonValue } | { readonly reply: RpcReply } {
-    try {
-      return { request: JSON.parse(body) as JsonValue };
-    } catch {
-      return { reply: this.#errorReply({ v2: false, id: null }, new RpcError(RpcErrorCode.PARSE_ERROR, 'Parse error'), 500) };
-    }
+  /** The answer to a body that is not JSON (Core: -32700 "Parse error", HTTP 500, 1.0 shape). */
+  parseError(): RpcReply {
+    return this.#errorReply({ v2: false, id: null }, new RpcError(RpcErrorCode.PARSE_ERROR, 'Parse error'), 500);
   }
 
   /** The 429 answer: shaped for the request's version, echoing its id when it is a single call. */
@@ -79,10 +76,15 @@ export class JsonRpcDispatcher {
 
   async dispatch(request: JsonValue, ctx: RpcCallContext): Promise<RpcReply> {
     if (Array.isArray(request)) return this.#batch(request as readonly JsonValue[], ctx);
-    const envelope: Envelope = { v2: false, id: null };
-    const call = readEnvelope(request, envelope);
-    if (call instanceof RpcError) return this.#errorReply(envelope, call, legacyStatus(call.code));
-    const outcome = await this.#execute(call, ctx);
+    const call = emptyCall();
+    const fault = readCall(request, call);
+    if (fault !== null) return this.#errorReply(call, fault, legacyStatus(fault.code));
+    let outcome: JsonValue | RpcError;
+    try {
+      outcome = await this.#registry.call(call.method, call.params, ctx);
+    } catch (e) {
+      outcome = this.#asRpcError(e, call, ctx);
+    }
     if (isNotification(call)) return { status: 204, body: null };
     if (outcome instanceof RpcError) return this.#errorReply(call, outcome, call.v2 ? 200 : legacyStatus(outcome.code));
     return { status: 200, body: `${JSON.stringify(replyObject(call, outcome, null))}\n` };
@@ -95,35 +97,32 @@ export class JsonRpcDispatcher {
     const replies: object[] = [];
     // One after another, as Core runs them: a batch is a script, and later calls may depend on earlier ones.
     for (const request of requests) {
-      const envelope: Envelope = { v2: false, id: null };
-      const call = readEnvelope(request, envelope);
-      const outcome = call instanceof RpcError ? call : await this.#execute(call, ctx);
-      if (isNotification(envelope)) continue;
+      const call = emptyCall();
+      let outcome: JsonValue | RpcError | null = readCall(request, call);
+      if (outcome === null) {
+        try {
+          outcome = await this.#registry.call(call.method, call.params, ctx);
+        } catch (e) {
+          outcome = this.#asRpcError(e, call, ctx);
+        }
+      }
+      if (isNotification(call)) continue;
       if (outcome instanceof RpcError) {
         this.#metrics.error(outcome.code);
-        replies.push(replyObject(envelope, null, errorObject(outcome)));
+        replies.push(replyObject(call, null, errorObject(outcome)));
       } else {
-        replies.push(replyObject(envelope, outcome, null));
+        replies.push(replyObject(call, outcome, null));
       }
     }
     return replies.length === 0 ? { status: 204, body: null } : { status: 200, body: `${JSON.stringify(replies)}\n` };
   }
 
-  /** Runs a call; every failure comes back as an RpcError (a handler's own exception as MISC_ERROR). */
-  async #execute(call: Call, ctx: RpcCallContext): Promise<JsonValue | RpcError> {
-    const label = this.#registry.has(call.method) ? call.method : UNKNOWN_METHOD;
-    const started = performance.now();
-    try {
-      const result = await this.#registry.call(call.method, call.params, ctx);
-      this.#metrics.call(label, true, (performance.now() - started) / 1000);
-      return result;
-    } catch (e) {
-      this.#metrics.call(label, false, (performance.now() - started) / 1000);
-      if (e instanceof RpcError) return e;
-      // The client gets the message only; the stack stays in our log.
-      this.#logger.error({ err: e, method: call.method, peer: ctx.peer }, 'RPC handler failed');
-      return new RpcError(RpcErrorCode.MISC_ERROR, e instanceof Error ? e.message : String(e));
-    }
+  /** A call's failure as the client sees it: an RpcError as is, anything else as MISC_ERROR with its message only. */
+  #asRpcError(e: unknown, call: Call, ctx: RpcCallContext): RpcError {
+    if (e instanceof RpcError) return e;
+    // The stack stays in our log.
+    this.#logger.error({ err: e, method: call.method, peer: ctx.peer }, 'RPC handler failed');
+    return new RpcError(RpcErrorCode.MISC_ERROR, e instanceof Error ? e.message : String(e));
   }
 
   #errorReply(envelope: Envelope, error: RpcError, status: number): RpcReply {
@@ -132,27 +131,29 @@ export class JsonRpcDispatcher {
   }
 }
 
-/**
- * Core's JSONRPCRequest::parse. Fills `envelope` as it reads, so that a fault found later can
- * still be answered with the request's version and id.
- */
-function readEnvelope(request: JsonValue, envelope: Envelope): Call | RpcError {
+function emptyCall(): Call {
+  return { v2: false, id: null, method: '', params: NO_PARAMS };
+}
+
+/** Core's JSONRPCRequest::parse: fills `call` as it reads; returns the first fault, or null. */
+function readCall(request: JsonValue, call: Call): RpcError | null {
   if (!isJsonObject(request)) return new RpcError(RpcErrorCode.INVALID_REQUEST, 'Invalid Request object');
-  envelope.id = request.id;
+  call.id = request.id;
   const version = request.jsonrpc;
   if (version !== undefined && version !== null) {
     if (typeof version !== 'string') return new RpcError(RpcErrorCode.INVALID_REQUEST, 'jsonrpc field must be a string');
-    if (version === '2.0') envelope.v2 = true;
+    if (version === '2.0') call.v2 = true;
     else if (version !== '1.0') return new RpcError(RpcErrorCode.INVALID_REQUEST, 'JSON-RPC version not supported');
   }
   const method = request.method;
   if (method === undefined || method === null) return new RpcError(RpcErrorCode.INVALID_REQUEST, 'Missing method');
   if (typeof method !== 'string') return new RpcError(RpcErrorCode.INVALID_REQUEST, 'Method must be a string');
+  call.method = method;
   const params = request.params;
-  if (params !== undefined && params !== null && typeof params !== 'object') {
-    return new RpcError(RpcErrorCode.INVALID_REQUEST, 'Params must be an array or object');
-  }
-  return { v2: envelope.v2, id: envelope.id, method, params: params ?? NO_PARAMS };
+  if (params === undefined || params === null) return null;
+  if (typeof params !== 'object') return new RpcError(RpcErrorCode.INVALID_REQUEST, 'Params must be an array or object');
+  call.params = params;
+  return null;
 }
 
 function isNotification(envelope: Envelope): boolean {
@@ -175,4 +176,13 @@ function replyObject(envelope: Envelope, result: JsonValue, error: ErrorObject |
   const id = envelope.id ?? null;
   if (!envelope.v2) return { result, error, id };
   return error === null ? { jsonrpc: '2.0', result, id } : { jsonrpc: '2.0', error, id };
+}
+
+/** The body as JSON, or undefined when it is not JSON (which JSON.parse can never return). */
+export function parseBody(body: string): JsonValue | undefined {
+  try {
+    return JSON.parse(body) as JsonValue;
+  } catch {
+    return undefined;
+  }
 }

@@ -1,6 +1,7 @@
 /**
- * The HTTP/RPC layer's Prometheus metrics. Series for each method are looked up once and kept,
- * so a call costs a few additions, not label-key building.
+ * The Prometheus metrics of the RPC layer: per-method call counts and latency (recorded by the
+ * registry, which runs the calls) and HTTP outcomes (recorded by the server). Series are looked
+ * up once and kept, so recording costs a few additions, not label-key building.
  */
 import type { CounterSeries, HistogramSeries, MetricsRegistry } from '../metrics/registry.ts';
 import type { RpcErrorCodeValue } from './errors.ts';
@@ -11,21 +12,24 @@ const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0
 /** The method label of calls to names that are not registered, so that clients cannot create series at will. */
 export const UNKNOWN_METHOD = '(unknown)';
 
-interface MethodSeries {
-  readonly ok: CounterSeries;
-  readonly error: CounterSeries;
-  readonly latency: HistogramSeries;
+/** One method's series. */
+export class MethodSeries {
+  constructor(
+    private readonly ok: CounterSeries,
+    private readonly failed: CounterSeries,
+    private readonly latency: HistogramSeries,
+  ) {}
+
+  /** A call that began at `started` (performance.now()) has ended, well or not. */
+  record(ok: boolean, started: number): void {
+    (ok ? this.ok : this.failed).inc();
+    this.latency.observe((performance.now() - started) / 1000);
+  }
 }
 
-export class RpcMetrics {
+export class CallMetrics {
   readonly #calls;
   readonly #latency;
-  readonly #errors;
-  readonly #status;
-  readonly #rateLimited: CounterSeries;
-  readonly #authFailed: CounterSeries;
-  readonly #byMethod = new Map<string, MethodSeries>();
-  readonly #byStatus = new Map<number, CounterSeries>();
 
   constructor(registry: MetricsRegistry) {
     this.#calls = registry.counter({
@@ -35,10 +39,29 @@ export class RpcMetrics {
     });
     this.#latency = registry.histogram({
       name: 'csd_rpc_request_duration_seconds',
-      help: 'Time from argument checks to result of each JSON-RPC call, by method.',
+      help: 'Time from lookup to result of each JSON-RPC call, by method.',
       labelNames: ['method'],
       buckets: LATENCY_BUCKETS,
     });
+  }
+
+  forMethod(method: string): MethodSeries {
+    return new MethodSeries(
+      this.#calls.labels({ method, outcome: 'ok' }),
+      this.#calls.labels({ method, outcome: 'error' }),
+      this.#latency.labels({ method }),
+    );
+  }
+}
+
+export class HttpMetrics {
+  readonly #errors;
+  readonly #status;
+  readonly #rateLimited: CounterSeries;
+  readonly #authFailed: CounterSeries;
+  readonly #byStatus = new Map<number, CounterSeries>();
+
+  constructor(registry: MetricsRegistry) {
     this.#errors = registry.counter({ name: 'csd_rpc_errors_total', help: 'JSON-RPC error replies by error code.', labelNames: ['code'] });
     this.#status = registry.counter({ name: 'csd_http_responses_total', help: 'HTTP responses by status code.', labelNames: ['code'] });
     this.#rateLimited = registry
@@ -47,20 +70,6 @@ export class RpcMetrics {
     this.#authFailed = registry
       .counter({ name: 'csd_rpc_auth_failures_total', help: 'JSON-RPC requests refused with 401 (missing or wrong credentials).' })
       .labels({});
-  }
-
-  call(method: string, ok: boolean, seconds: number): void {
-    let series = this.#byMethod.get(method);
-    if (series === undefined) {
-      series = {
-        ok: this.#calls.labels({ method, outcome: 'ok' }),
-        error: this.#calls.labels({ method, outcome: 'error' }),
-        latency: this.#latency.labels({ method }),
-      };
-      this.#byMethod.set(method, series);
-    }
-    (ok ? series.ok : series.error).inc();
-    series.latency.observe(seconds);
   }
 
   error(code: RpcErrorCodeValue): void {

@@ -67,6 +67,7 @@ const EXPECTED: Readonly<Record<ParamType, JsonTypeName | null>> = {
   any: null,
 };
 
+const NO_ARGS: readonly ArgValue[] = [];
 const PARAM_NAME = /^[a-z_][a-z0-9_]*$/;
 const HEX = /^(?:[0-9a-fA-F]{2})+$/;
 
@@ -106,8 +107,10 @@ export function compileParams(method: string, specs: readonly ParamSpec[]): Comp
  * Turns request params into the handler's argument list. `usage` is the method's help text,
  * which Core sends as the message of a wrong-count error.
  */
-export function resolveArgs(compiled: CompiledParams, params: readonly JsonValue[] | JsonObject, usage: string): ArgValue[] {
+export function resolveArgs(compiled: CompiledParams, params: readonly JsonValue[] | JsonObject, usage: string): readonly ArgValue[] {
   const { specs } = compiled;
+  // The common call of a method without parameters allocates nothing.
+  if (specs.length === 0 && Array.isArray(params) && params.length === 0) return NO_ARGS;
   const values = Array.isArray(params) ? (params as readonly JsonValue[]) : namedToPositional(specs, params as JsonObject);
   if (values.length < compiled.required || values.length > specs.length) {
     throw new RpcError(RpcErrorCode.MISC_ERROR, usage);

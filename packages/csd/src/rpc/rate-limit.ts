@@ -68,7 +68,7 @@ export class RateLimiter {
     return Math.max(1, Math.ceil((window.start + this.#windowMs - this.#now()) / 1000));
   }
 
-  /** Clients currently tracked (for tests of the memory bound). */
+  /** Clients currently tracked: bounded by maxClients, and by expiry. */
   get size(): number {
     return this.#clients.size;
   }

@@ -3,9 +3,11 @@
  * text and handler. Modules register their methods here; the HTTP layer only calls `call()`.
  * Nothing here knows about the chain.
  */
+import { MetricsRegistry } from '../metrics/registry.ts';
 import { RpcError, RpcErrorCode } from './errors.ts';
 import { fullHelp, helpIndex, type RpcExample } from './help.ts';
 import type { JsonObject, JsonValue } from './json.ts';
+import { CallMetrics, type MethodSeries, UNKNOWN_METHOD } from './metrics.ts';
 import { compileParams, resolveArgs, type ArgValue, type ArgsOf, type CompiledParams, type ParamSpec } from './params.ts';
 import { Warmup } from './warmup.ts';
 
@@ -51,6 +53,7 @@ interface MethodEntry {
   readonly definition: Omit<RpcMethodDefinition<readonly ParamSpec[]>, 'handler'>;
   readonly params: CompiledParams;
   readonly help: string;
+  readonly series: MethodSeries;
   readonly run: (args: readonly ArgValue[], ctx: RpcCallContext) => Promise<JsonValue>;
 }
 
@@ -70,11 +73,18 @@ const METHOD_NAME = /^[a-z][a-z0-9_]*$/;
 
 export class RpcRegistry {
   readonly warmup: Warmup;
+  /** Where calls are counted and timed; the HTTP server serves it on /metrics unless given another. */
+  readonly metrics: MetricsRegistry;
+  readonly #callMetrics: CallMetrics;
+  readonly #unknownMethod: MethodSeries;
   readonly #methods = new Map<string, MethodEntry>();
   readonly #running = new Set<Running>();
 
-  constructor(warmup: Warmup = new Warmup()) {
+  constructor(warmup: Warmup = new Warmup(), metrics: MetricsRegistry = new MetricsRegistry()) {
     this.warmup = warmup;
+    this.metrics = metrics;
+    this.#callMetrics = new CallMetrics(metrics);
+    this.#unknownMethod = this.#callMetrics.forMethod(UNKNOWN_METHOD);
   }
 
   /**
@@ -94,17 +104,10 @@ export class RpcRegistry {
       definition,
       params,
       help: fullHelp(definition),
+      series: this.#callMetrics.forMethod(name),
       // resolveArgs built `args` from this very spec, so it has the shape ArgsOf<P> describes.
       run: (args, ctx) => definition.handler(args as ArgsOf<P>, ctx),
     });
-  }
-
-  x(name: string): Promise<JsonValue> {
-    return (this.#methods.get(name) as MethodEntry).run([], { uri: '/', peer: '' });
-  }
-
-  has(name: string): boolean {
-    return this.#methods.has(name);
   }
 
   /** `help` with no command: the index by category; with one: its full text, as Core words both. */
@@ -119,21 +122,27 @@ export class RpcRegistry {
   }
 
   /**
-   * Runs one call: warmup gate, lookup, argument checks, handler. Failures are thrown as they
-   * come (RpcError for the expected ones); turning them into replies is the caller's job.
+   * Runs one call: warmup gate, lookup, argument checks, handler; counts and times it. Failures
+   * are thrown as they come (RpcError for the expected ones); turning them into replies is the
+   * caller's job.
    */
   async call(method: string, params: readonly JsonValue[] | JsonObject, ctx: RpcCallContext): Promise<JsonValue> {
-    const entry = this.#methods.get(method);
-    const warmupStatus = this.warmup.status;
-    if (warmupStatus !== null && entry?.definition.allowedInWarmup !== true) {
-      throw new RpcError(RpcErrorCode.IN_WARMUP, warmupStatus);
-    }
-    if (entry === undefined) throw new RpcError(RpcErrorCode.METHOD_NOT_FOUND, 'Method not found');
-    const args = resolveArgs(entry.params, params, entry.help);
     const running: Running = { method, started: performance.now() };
+    const entry = this.#methods.get(method);
+    const series = entry === undefined ? this.#unknownMethod : entry.series;
     this.#running.add(running);
     try {
-      return await entry.run(args, ctx);
+      const warmupStatus = this.warmup.status;
+      if (warmupStatus !== null && entry?.definition.allowedInWarmup !== true) {
+        throw new RpcError(RpcErrorCode.IN_WARMUP, warmupStatus);
+      }
+      if (entry === undefined) throw new RpcError(RpcErrorCode.METHOD_NOT_FOUND, 'Method not found');
+      const result = await entry.run(resolveArgs(entry.params, params, entry.help), ctx);
+      series.record(true, running.started);
+      return result;
+    } catch (e) {
+      series.record(false, running.started);
+      throw e;
     } finally {
       this.#running.delete(running);
     }

@@ -10,7 +10,8 @@ export interface RouteMatch<T> {
 }
 
 export class Router<T> {
-  readonly #exact = new Map<string, T>();
+  /** Exact routes keep their (constant) match, so the common case allocates nothing. */
+  readonly #exact = new Map<string, RouteMatch<T>>();
   #prefixes: { readonly prefix: string; readonly target: T }[] = [];
 
   add(path: string, target: T, options: { readonly prefix?: boolean } = {}): void {
@@ -20,13 +21,13 @@ export class Router<T> {
       this.#prefixes = [...this.#prefixes, { prefix: path, target }].sort((a, b) => b.prefix.length - a.prefix.length);
     } else {
       if (this.#exact.has(path)) throw new Error(`route ${path} added twice`);
-      this.#exact.set(path, target);
+      this.#exact.set(path, { target, rest: path });
     }
   }
 
   match(path: string): RouteMatch<T> | undefined {
     const exact = this.#exact.get(path);
-    if (exact !== undefined) return { target: exact, rest: path };
+    if (exact !== undefined) return exact;
     for (const { prefix, target } of this.#prefixes) {
       if (path.startsWith(prefix)) return { target, rest: path.slice(prefix.length) };
     }

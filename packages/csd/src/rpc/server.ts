@@ -10,17 +10,16 @@
  */
 import { createServer, type IncomingMessage, type OutgoingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { METRICS_CONTENT_TYPE, MetricsRegistry } from '../metrics/registry.ts';
+import { METRICS_CONTENT_TYPE, type MetricsRegistry } from '../metrics/registry.ts';
 import { AllowList } from './allowip.ts';
 import type { RpcCredentials } from '../datadir/cookie.ts';
 import { BasicAuth } from './auth.ts';
 import { CorsPolicy, PREFLIGHT_HEADERS } from './cors.ts';
-import { JsonRpcDispatcher, type RpcReply } from './dispatch.ts';
+import { JsonRpcDispatcher, parseBody, type RpcReply } from './dispatch.ts';
 import type { Logger } from './logger.ts';
-import { RpcMetrics } from './metrics.ts';
+import { HttpMetrics } from './metrics.ts';
 import { RateLimiter } from './rate-limit.ts';
 import type { RpcCallContext, RpcRegistry } from './registry.ts';
-import type { JsonValue } from './json.ts';
 import { Router } from './router.ts';
 
 /** Core's MAX_SIZE, the largest body its HTTP server accepts: 32 MiB, room for a maximal block in hex. */
@@ -33,6 +32,8 @@ export const DEFAULT_AUTH_FAILURE_DELAY_MS = 250;
 export const DEFAULT_KEEP_ALIVE_TIMEOUT_MS = 30_000;
 
 const WWW_AUTHENTICATE = 'Basic realm="jsonrpc"';
+/** How often close() looks for connections that have fallen idle. */
+const CLOSE_SWEEP_MS = 50;
 const RATE_WINDOW_MS = 60_000;
 
 export interface RpcServerOptions {
@@ -49,7 +50,7 @@ export interface RpcServerOptions {
   readonly maxBodyBytes?: number;
   readonly authFailureDelayMs?: number;
   readonly keepAliveTimeoutMs?: number;
-  /** Where the server's metrics go and what /metrics serves; the node shares one registry. */
+  /** Where the server's metrics go and what /metrics serves; by default the registry's, which holds the call metrics. */
   readonly metrics?: MetricsRegistry;
   /** Monotonic milliseconds for the rate limit's windows (tests move it by hand). */
   readonly now?: () => number;
@@ -76,8 +77,7 @@ export class RpcHttpServer {
   readonly #cors: CorsPolicy;
   readonly #limiter: RateLimiter;
   readonly #dispatcher: JsonRpcDispatcher;
-  readonly #registry: RpcRegistry;
-  readonly #rpcMetrics: RpcMetrics;
+  readonly #httpMetrics: HttpMetrics;
   readonly #router = new Router<Target>();
   readonly #maxBodyBytes: number;
   readonly #authFailureDelayMs: number;
@@ -93,10 +93,9 @@ export class RpcHttpServer {
     this.#allowList = options.allowList ?? AllowList.forRpc([]);
     this.#cors = new CorsPolicy(options.corsDomain);
     this.#limiter = new RateLimiter({ limit: options.rateLimit ?? DEFAULT_RPC_RATE_LIMIT, windowMs: RATE_WINDOW_MS, now: options.now });
-    this.metrics = options.metrics ?? new MetricsRegistry();
-    this.#rpcMetrics = new RpcMetrics(this.metrics);
-    this.#dispatcher = new JsonRpcDispatcher(options.registry, this.#rpcMetrics, this.#logger);
-    this.#registry = options.registry;
+    this.metrics = options.metrics ?? options.registry.metrics;
+    this.#httpMetrics = new HttpMetrics(this.metrics);
+    this.#dispatcher = new JsonRpcDispatcher(options.registry, this.#httpMetrics, this.#logger);
     this.#maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
     this.#authFailureDelayMs = options.authFailureDelayMs ?? DEFAULT_AUTH_FAILURE_DELAY_MS;
     this.#keepAliveTimeoutMs = options.keepAliveTimeoutMs ?? DEFAULT_KEEP_ALIVE_TIMEOUT_MS;
@@ -133,26 +132,22 @@ export class RpcHttpServer {
   }
 
   /**
-   * Stops accepting connections, lets requests in progress finish (their responses carry
-   * `Connection: close`), closes idle keep-alive connections, and after `graceMs` cuts whatever
-   * is still open.
+   * Stops accepting connections and lets requests in progress finish: their responses carry
+   * `Connection: close`, and keep-alive connections are closed as soon as they fall idle. After
+   * `graceMs` whatever is still open is cut.
    */
   async close(graceMs = 10_000): Promise<void> {
     this.#closing = true;
-    await Promise.all(
-      this.#servers.map(
-        (server) =>
-          new Promise<void>((resolve) => {
-            const force = setTimeout(() => server.closeAllConnections(), graceMs);
-            server.close(() => {
-              clearTimeout(force);
-              resolve();
-            });
-            server.closeIdleConnections();
-          }),
-      ),
-    );
-    this.#servers.length = 0;
+    const servers = this.#servers.splice(0);
+    const closeIdle = () => servers.forEach((server) => server.closeIdleConnections());
+    // A connection busy at the start goes idle when its response is out; sweep until all are gone.
+    const sweep = setInterval(closeIdle, CLOSE_SWEEP_MS);
+    const force = setTimeout(() => servers.forEach((server) => server.closeAllConnections()), graceMs);
+    const closed = Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
+    closeIdle();
+    await closed;
+    clearInterval(sweep);
+    clearTimeout(force);
     this.#logger.info({}, 'RPC server closed');
   }
 
@@ -167,7 +162,6 @@ export class RpcHttpServer {
   }
 
   #route(req: IncomingMessage, res: ServerResponse): void {
-    if (this.#closing) res.setHeader('Connection', 'close');
     const peer = req.socket.remoteAddress ?? '';
     if (!this.#isAllowed(req.socket, peer)) {
       this.#logger.debug({ peer }, 'HTTP request rejected: client address not in rpcallowip');
@@ -186,19 +180,21 @@ export class RpcHttpServer {
       return this.#jsonRpc(req, res, { uri: path, peer });
     }
     if (req.method !== 'GET') return this.#send(res, 405, { Allow: 'GET' });
-    res.once('finish', () => this.#rpcMetrics.response(res.statusCode));
+    if (this.#closing) res.setHeader('Connection', 'close');
+    res.once('finish', () => this.#httpMetrics.response(res.statusCode));
     Promise.resolve(target.handler(req, res, { path: match.rest, peer })).catch((err: unknown) => this.#fail(req, res, err));
   }
 
   #jsonRpc(req: IncomingMessage, res: ServerResponse, ctx: RpcCallContext): void {
     const authorization = req.headers.authorization;
     if (authorization === undefined || !this.#auth.check(authorization)) {
-      this.#rpcMetrics.authFailed();
+      this.#httpMetrics.authFailed();
       if (authorization === undefined) return this.#send(res, 401, { 'WWW-Authenticate': WWW_AUTHENTICATE });
       // Like Core, only an attempt with credentials is slowed down and logged; a client's first
       // request without any is answered at once. The header itself is never logged.
       this.#logger.warn({ peer: ctx.peer }, 'incorrect RPC password attempt');
-      setTimeout(() => this.#send(res, 401, { 'WWW-Authenticate': WWW_AUTHENTICATE }), this.#authFailureDelayMs);
+      // Unref'd: a pending refusal must not keep a stopping node alive.
+      setTimeout(() => this.#send(res, 401, { 'WWW-Authenticate': WWW_AUTHENTICATE }), this.#authFailureDelayMs).unref();
       return;
     }
     if (Number(req.headers['content-length'] ?? 0) > this.#maxBodyBytes) return this.#tooLarge(res);
@@ -209,24 +205,14 @@ export class RpcHttpServer {
   }
 
   async #answer(res: ServerResponse, body: string, ctx: RpcCallContext): Promise<void> {
-    const parsed = this.#dispatcher.parse(body);
-    if ('reply' in parsed) return this.#sendReply(res, parsed.reply);
+    const request = parseBody(body);
+    if (request === undefined) return this.#sendReply(res, this.#dispatcher.parseError());
     if (!this.#limiter.tryTake(ctx.peer)) {
-      this.#rpcMetrics.rateLimited();
+      this.#httpMetrics.rateLimited();
       res.setHeader('Retry-After', this.#limiter.retryAfterSeconds(ctx.peer));
-      return this.#sendReply(res, this.#dispatcher.rateLimited(parsed.request));
+      return this.#sendReply(res, this.#dispatcher.rateLimited(request));
     }
-    if (process.env.X === '1') {
-      const q = parsed.request as { id: JsonValue; method: string };
-      const r = await (this.#registry as any).x(q.method);
-      return this.#sendReply(res, { status: 200, body: `${JSON.stringify({ result: r, error: null, id: q.id })}\n` });
-    }
-    if (process.env.X === '2') {
-      const q = parsed.request as { id: JsonValue; method: string; params: JsonValue[] };
-      const r = await this.#registry.call(q.method, q.params, ctx);
-      return this.#sendReply(res, { status: 200, body: `${JSON.stringify({ result: r, error: null, id: q.id })}\n` });
-    }
-    this.#sendReply(res, await this.#dispatcher.dispatch(parsed.request, ctx));
+    this.#sendReply(res, await this.#dispatcher.dispatch(request, ctx));
   }
 
   #tooLarge(res: ServerResponse): void {
@@ -246,13 +232,13 @@ export class RpcHttpServer {
 
   #sendReply(res: ServerResponse, reply: RpcReply): void {
     if (reply.body === null) return this.#send(res, reply.status);
-    this.#rpcMetrics.response(reply.status);
+    this.#beginResponse(res, reply.status);
     res.writeHead(reply.status, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(reply.body) });
     res.end(reply.body);
   }
 
   #send(res: ServerResponse, status: number, headers: OutgoingHttpHeaders = {}, text?: string): void {
-    this.#rpcMetrics.response(status);
+    this.#beginResponse(res, status);
     if (text === undefined) {
       res.writeHead(status, { ...headers, 'Content-Length': 0 });
       res.end();
@@ -260,6 +246,12 @@ export class RpcHttpServer {
       res.writeHead(status, { ...headers, 'Content-Type': 'text/plain; charset=utf-8', 'Content-Length': Buffer.byteLength(text) });
       res.end(text);
     }
+  }
+
+  /** Counts the response; once closing, tells the client not to reuse the connection. */
+  #beginResponse(res: ServerResponse, status: number): void {
+    this.#httpMetrics.response(status);
+    if (this.#closing) res.setHeader('Connection', 'close');
   }
 
   /** A bug or a route handler's exception: answered as REST errors are, logged with its stack, and the server carries on. */
@@ -270,7 +262,7 @@ export class RpcHttpServer {
       return;
     }
     const body = '{"error":"Internal server error"}';
-    this.#rpcMetrics.response(500);
+    this.#beginResponse(res, 500);
     res.writeHead(500, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) });
     res.end(body);
   }
