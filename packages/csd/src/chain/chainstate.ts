@@ -49,6 +49,8 @@ export interface ChainTip {
 }
 
 const TIP_KEY = 'tip';
+/** How long a measured database size is reused. */
+const DISK_SIZE_TTL_MS = 1000;
 
 /**
  * The block tree and the active chain over the UTXO set. Every connect and disconnect is one
@@ -65,6 +67,9 @@ export class Chain {
   private queue: Promise<unknown> = Promise.resolve();
   /** Why the most recent connect of a block failed (for the submitter's answer). */
   private readonly connectFailures = new Map<BlockIndexEntry, ValidationError>();
+  private diskSize: { bytes: number; at: number } | null = null;
+  /** Cached; recomputed when it turns out invalid, extended as better headers arrive. */
+  private bestHeaderEntry: BlockIndexEntry | null = null;
   private readonly db: ChainDatabase;
   readonly params: ChainParams;
   private readonly verifier: ScriptVerifier;
@@ -230,9 +235,25 @@ export class Chain {
 
   /** Bytes of the database files (blocks, undo data, index and UTXO set share one LMDB environment). */
   sizeOnDisk(): number {
-    return readdirSync(this.db.path, { withFileTypes: true })
-      .filter((f) => f.isFile())
-      .reduce((sum, f) => sum + statSync(join(this.db.path, f.name)).size, 0);
+    // Polled by getblockchaininfo; a directory scan per call would dominate that method's cost.
+    const now = Date.now();
+    if (!this.diskSize || now - this.diskSize.at > DISK_SIZE_TTL_MS) {
+      const bytes = readdirSync(this.db.path, { withFileTypes: true })
+        .filter((f) => f.isFile())
+        .reduce((sum, f) => sum + statSync(join(this.db.path, f.name)).size, 0);
+      this.diskSize = { bytes, at: now };
+    }
+    return this.diskSize.bytes;
+  }
+
+  /** The most-work block header not known to be invalid (getblockchaininfo's `headers`). */
+  get bestHeader(): BlockIndexEntry {
+    if (!this.bestHeaderEntry || this.bestHeaderEntry.isFailed()) {
+      let best = this.tip;
+      for (const e of this.byHash.values()) if (!e.isFailed() && betterTip(e, best)) best = e;
+      this.bestHeaderEntry = best;
+    }
+    return this.bestHeaderEntry;
   }
 
   /** An unspent output of the active chain's UTXO set. */
@@ -329,6 +350,7 @@ export class Chain {
   }
 
   private considerCandidate(e: BlockIndexEntry): void {
+    if (this.bestHeaderEntry && !e.isFailed() && betterTip(e, this.bestHeaderEntry)) this.bestHeaderEntry = e;
     if (e.hasData() && !e.isFailed() && betterTip(e, this.tip)) this.candidates.add(e);
   }
 

@@ -121,14 +121,6 @@ function initialBlockDownload(ctx: NodeContext): () => boolean {
 }
 
 /** Height of the most-work header not known to be invalid (Core's m_best_header). */
-function bestHeaderHeight(chain: Chain): number {
-  let best = chain.tip;
-  for (const { entry, status } of chain.chainTips()) {
-    if (status !== 'invalid' && entry.chainWork > best.chainWork) best = entry;
-  }
-  return best.height;
-}
-
 /**
  * What gettxoutsetinfo reports, in one pass over the UTXO set (in key order: txid, then index).
  *
@@ -284,7 +276,7 @@ export function registerBlockchainMethods(registry: RpcRegistry, ctx: NodeContex
       return {
         chain: params.name,
         blocks: tip.height,
-        headers: bestHeaderHeight(chain),
+        headers: chain.bestHeader.height,
         bestblockhash: tip.hashHex,
         difficulty: getDifficulty(tip.header.bits, params.powLimitBits),
         time: tip.time,

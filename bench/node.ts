@@ -1,0 +1,22 @@
+// Issue #3 figures, from one run:
+//  - block connect of a block with 2,000 P2WPKH inputs through the real chain, per input, against
+//    raw single-thread libsecp256k1 verification of the same signatures (goal: >= 1.5x on 2 cores);
+//  - getblockchaininfo (the real method, on a real regtest chain) requests/s over keep-alive HTTP
+//    against a bare node:http server answering the same bytes (goal >= 0.70).
+//   node --import tsx bench/node.ts
+import { registerBlockchainMethods } from '../packages/csd/src/rpc/methods/blockchain.ts';
+import { withRpcNode } from '../packages/csd/test/rpc-harness.ts';
+import { benchChainConnect } from './chain-connect.ts';
+import { benchRpcHttp } from './rpc-http.ts';
+
+const connect = await benchChainConnect();
+console.log(`block connect, 2,000 P2WPKH inputs, ${connect.threads} script threads: ${connect.usPerInput.toFixed(1)} us/input; raw single-thread verify ${connect.rawUsPerInput.toFixed(1)} us/input`);
+console.log(`connect rate / raw single-core verify rate: ${connect.speedup.toFixed(2)}x (goal >= 1.5x); with one script thread: ${connect.singleThreadRatio.toFixed(2)}x`);
+
+await withRpcNode(
+  () => undefined,
+  async (node) => {
+    const r = await benchRpcHttp({ setup: (registry) => registerBlockchainMethods(registry, node.ctx) });
+    console.log(`getblockchaininfo over keep-alive HTTP / bare node:http: ${r.ratio.toFixed(2)} (goal >= 0.70) [${Math.round(r.rpcRps)} vs ${Math.round(r.bareRps)} requests/s; server-bound ${r.serverBoundRatio.toFixed(2)}]`);
+  },
+);
