@@ -3,7 +3,7 @@
 // Node's built-in test runner (TypeScript loaded by tsx). Extra arguments narrow the file list:
 //   npm test -- packages/consensus      runs only the tests under that folder.
 import { spawnSync } from 'node:child_process';
-import { readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -11,6 +11,7 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const filters = process.argv.slice(2);
 
 function findTests(dir, out = []) {
+  if (!existsSync(dir)) return out;
   for (const name of readdirSync(dir)) {
     if (name === 'node_modules' || name.startsWith('.')) continue;
     const path = join(dir, name);
