@@ -190,3 +190,23 @@ test('RPC errors over real HTTP: auth, methods, statuses, batches, rate limit, C
     await d.cleanup();
   }
 });
+
+test('-reindex rebuilds the block index and UTXO set from the stored blocks', async () => {
+  const d = new Daemon();
+  try {
+    await d.start();
+    await d.call('generatetoaddress', 30, 'csrt1qw508d6qejxtdg4y5r3zarvary0c5xw7k6zfa8x');
+    const tip = await d.call('getbestblockhash');
+    const utxos = await d.call('gettxoutsetinfo');
+    await d.stop();
+    await d.start(['-reindex']);
+    assert.equal(await d.call('getbestblockhash'), tip);
+    assert.deepEqual(await d.call('gettxoutsetinfo'), utxos);
+    await d.stop();
+    const log = readFileSync(join(d.datadir, 'regtest', 'debug.log'), 'utf8');
+    assert.match(log, /"msg":"reindex complete"/);
+    assert.match(log, /"blocks":31,"height":30/);
+  } finally {
+    await d.cleanup();
+  }
+});
