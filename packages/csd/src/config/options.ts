@@ -196,7 +196,7 @@ export const NODE_OPTIONS = {
   wsratelimit: integer({
     category: 'rpc',
     arg: '<n>',
-    description: 'WebSocket messages per minute per client address; 0 = unlimited.',
+    description: 'WebSocket messages per minute per connection (over it: an error, then the connection is closed); 0 = unlimited.',
     default: 1000,
     min: 0,
     negated: 0,

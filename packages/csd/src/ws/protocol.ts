@@ -1,0 +1,108 @@
+/**
+ * The WebSocket client protocol (docs/notifications.md): what a client may send, how it is
+ * read, and the answers it gets. Pure functions, no sockets: the server hands every text
+ * message here and sends back what comes out.
+ */
+import { AddressError, decodeAddress, destinationToScript, encodeDestination, toHex, type AddressPrefixes } from '@cs/consensus';
+import { isJsonObject, type JsonObject, type JsonValue } from '../rpc/json.ts';
+
+export const CHANNELS = ['new-blocks', 'address-tx', 'mempool'] as const;
+export type Channel = (typeof CHANNELS)[number];
+
+export const ACTIONS = ['subscribe', 'unsubscribe'] as const;
+export type Action = (typeof ACTIONS)[number];
+
+/**
+ * An address a client watches: its canonical text (what pushes carry, whatever case the client
+ * typed) and the output script it stands for, as hex, which is what transactions are matched on.
+ */
+export interface WatchedAddress {
+  readonly address: string;
+  readonly script: string;
+}
+
+export type Request =
+  | { readonly action: Action; readonly channel: 'new-blocks' | 'mempool' }
+  | { readonly action: Action; readonly channel: 'address-tx'; readonly address: WatchedAddress };
+
+/** Machine-readable error codes; clients should branch on these, not on the message text. */
+export type ErrorCode =
+  | 'parse-error'
+  | 'invalid-request'
+  | 'unknown-action'
+  | 'unknown-channel'
+  | 'invalid-address'
+  | 'not-subscribed'
+  | 'too-many-subscriptions'
+  | 'rate-limited';
+
+/** A message the server refuses; the connection stays open unless the code says otherwise (rate-limited). */
+export class ProtocolError extends Error {
+  override readonly name = 'ProtocolError';
+
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** A text message as JSON; throws ProtocolError 'parse-error'. */
+export function parseMessage(text: string): JsonValue {
+  try {
+    return JSON.parse(text) as JsonValue;
+  } catch {
+    throw new ProtocolError('parse-error', 'Parse error: the message is not valid JSON');
+  }
+}
+
+/** A parsed message as a request; throws ProtocolError for anything but a well-formed one. */
+export function readRequest(message: JsonValue, net: AddressPrefixes): Request {
+  if (!isJsonObject(message)) throw new ProtocolError('invalid-request', 'The message must be a JSON object');
+  const { action, channel, address } = message;
+  if (!isOneOf(ACTIONS, action)) {
+    throw new ProtocolError('unknown-action', `Unknown action ${describe(action)}: expected "subscribe" or "unsubscribe"`);
+  }
+  if (!isOneOf(CHANNELS, channel)) {
+    throw new ProtocolError('unknown-channel', `Unknown channel ${describe(channel)}: expected "new-blocks", "address-tx" or "mempool"`);
+  }
+  if (channel !== 'address-tx') {
+    if (address !== undefined) throw new ProtocolError('invalid-request', `The ${channel} channel takes no address`);
+    return { action, channel };
+  }
+  if (typeof address !== 'string') throw new ProtocolError('invalid-address', 'The address-tx channel needs an "address" string');
+  return { action, channel, address: watchedAddress(address, net) };
+}
+
+function watchedAddress(text: string, net: AddressPrefixes): WatchedAddress {
+  try {
+    const destination = decodeAddress(text, net);
+    return { address: encodeDestination(destination, net), script: toHex(destinationToScript(destination)) };
+  } catch (e) {
+    if (!(e instanceof AddressError)) throw e;
+    throw new ProtocolError('invalid-address', `Invalid address: ${e.message}`);
+  }
+}
+
+function isOneOf<T extends string>(values: readonly T[], value: JsonValue | undefined): value is T {
+  return typeof value === 'string' && (values as readonly string[]).includes(value);
+}
+
+function describe(value: JsonValue | undefined): string {
+  return value === undefined ? '(missing)' : JSON.stringify(value);
+}
+
+/** The answer to an accepted request: `subscribed` or `unsubscribed`, naming what. */
+export function acceptedAnswer(request: Request): JsonObject {
+  return {
+    type: request.action === 'subscribe' ? 'subscribed' : 'unsubscribed',
+    channel: request.channel,
+    ...(request.channel === 'address-tx' ? { address: request.address.address } : {}),
+  };
+}
+
+/** The answer to a refused message; `request` echoes it when it was JSON, so the client can tell which one failed. */
+export function errorAnswer(error: ProtocolError, request?: JsonValue): JsonObject {
+  return { type: 'error', code: error.code, error: error.message, ...(request !== undefined ? { request } : {}) };
+}
