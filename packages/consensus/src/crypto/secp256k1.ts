@@ -95,6 +95,28 @@ export function publicKeyConvert(pubkey: Uint8Array, compressed: boolean): Uint8
 }
 
 /**
+ * (privkey + tweak) mod n, the BIP32 private child step. Null when the tweak is not below the
+ * curve order or the sum is zero: BIP32 then moves on to the next index. The binding adds in
+ * place, so it is handed a copy.
+ */
+export function privateKeyTweakAdd(privkey: Uint8Array, tweak: Uint8Array): Uint8Array | null {
+  try {
+    return native.privateKeyTweakAdd(privkey.slice(), tweak);
+  } catch {
+    return null;
+  }
+}
+
+/** pubkey + tweak·G, the BIP32 public child step; null in the same cases as privateKeyTweakAdd or for an unparsable key. */
+export function publicKeyTweakAdd(pubkey: Uint8Array, tweak: Uint8Array, compressed = true): Uint8Array | null {
+  try {
+    return native.publicKeyTweakAdd(pubkey, tweak, compressed);
+  } catch {
+    return null;
+  }
+}
+
+/**
  * Core's ecdsa_signature_parse_der_lax: accepts the BER-ish encodings that pre-BIP66 signatures
  * used (long lengths, excess padding). Returns null only for garbage; an r or s that overflows
  * the order yields an all-zero signature, which never verifies.

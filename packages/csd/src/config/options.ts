@@ -181,7 +181,7 @@ export const NODE_OPTIONS = {
   restratelimit: integer({
     category: 'rpc',
     arg: '<n>',
-    description: 'REST requests per minute per client address; 0 = unlimited. The narrower per-endpoint limits still apply.',
+    description: 'REST requests per minute per client address and endpoint group (chaininfo, block, tx, headers, getutxos, blockhashbyheight); address and mempool get half; 0 = unlimited.',
     default: 200,
     min: 0,
     negated: 0,

@@ -114,6 +114,16 @@ export interface ChainView {
   next(e: BlockIndexEntry): BlockIndexEntry | undefined;
 }
 
+/**
+ * Where a confirmed transaction sits, as getrawtransaction shows it after the transaction's own
+ * fields: `blockhash`, then `confirmations`, `time` and `blocktime` on the active chain, or
+ * `confirmations` 0 for a block off it.
+ */
+export function txPlacementToJson(entry: BlockIndexEntry, chain: ChainView): JsonObject {
+  if (!chain.contains(entry)) return { blockhash: entry.hashHex, confirmations: 0 };
+  return { blockhash: entry.hashHex, confirmations: chain.height - entry.height + 1, time: entry.time, blocktime: entry.time };
+}
+
 /** -1 confirmations for a block off the active chain, as Core. */
 export function confirmations(entry: BlockIndexEntry, chain: ChainView): number {
   return chain.contains(entry) ? chain.height - entry.height + 1 : -1;

@@ -3,7 +3,10 @@ import type { ChainParams } from '@cs/consensus';
 import type { Chain } from '../chain/chainstate.ts';
 import type { NodeConfig } from '../config/node-config.ts';
 import type { FeeEstimator } from '../fees/estimator.ts';
+import type { AddressIndex } from '../indexes/address-index.ts';
+import type { TransactionIndex } from '../indexes/tx-index.ts';
 import type { Mempool } from '../mempool/mempool.ts';
+import type { Wallet } from '../wallet/wallet.ts';
 import type { NodeClock } from './clock.ts';
 
 /**
@@ -18,4 +21,10 @@ export interface NodeContext {
   readonly feeEstimator: FeeEstimator;
   readonly clock: NodeClock;
   readonly log: Logger;
+  /** -txindex (on by default): confirmed transactions by txid. */
+  readonly txIndex?: TransactionIndex;
+  /** -addressindex (on by default): activity by address, behind /rest/address. */
+  readonly addressIndex?: AddressIndex;
+  /** The node's wallet; absent with -disablewallet. */
+  readonly wallet?: Wallet;
 }

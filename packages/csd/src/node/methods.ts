@@ -2,13 +2,17 @@ import { registerBlockchainMethods } from '../rpc/methods/blockchain.ts';
 import { registerMiningMethods } from '../rpc/methods/mining.ts';
 import { registerRawTransactionMethods } from '../rpc/methods/rawtransactions.ts';
 import { registerUtilMethods } from '../rpc/methods/util.ts';
+import { registerWalletMethods } from '../rpc/methods/wallet.ts';
 import type { RpcRegistry } from '../rpc/registry.ts';
+import { registerZmqMethods } from '../zmq/rpc.ts';
 import type { NodeContext } from './context.ts';
 
 /** Every RPC method that needs the node, by category. Control methods are registered separately. */
 export function registerNodeMethods(registry: RpcRegistry, ctx: NodeContext): void {
   registerBlockchainMethods(registry, ctx);
-  registerRawTransactionMethods(registry, ctx);
+  registerRawTransactionMethods(registry, ctx, ctx.txIndex);
   registerMiningMethods(registry, ctx);
   registerUtilMethods(registry, ctx);
+  registerWalletMethods(registry, ctx);
+  registerZmqMethods(registry, ctx);
 }

@@ -6,13 +6,19 @@ import { ScriptVerifier } from '../chain/script-verifier.ts';
 import type { NodeConfig } from '../config/node-config.ts';
 import { removeCookie, writeCookie, type RpcCredentials } from '../datadir/cookie.ts';
 import { FeeEstimator } from '../fees/estimator.ts';
+import { closeIndexes, openIndexes, startIndexes } from '../indexes/node-indexes.ts';
 import { Mempool } from '../mempool/mempool.ts';
+import { registerRest } from '../rest/handler.ts';
 import { AllowList } from '../rpc/allowip.ts';
 import { registerControlMethods } from '../rpc/methods/control.ts';
 import { RpcRegistry } from '../rpc/registry.ts';
 import { RpcHttpServer } from '../rpc/server.ts';
 import { Warmup } from '../rpc/warmup.ts';
 import { ChainDatabase } from '../storage/database.ts';
+import { Wallet } from '../wallet/wallet.ts';
+import { WebSocketService } from '../ws/service.ts';
+import { ZmqNotificationInterface } from '../zmq/interface.ts';
+import { zmqNotifications } from '../zmq/notifications.ts';
 import { NodeClock } from './clock.ts';
 import type { NodeContext } from './context.ts';
 import { registerNodeMethods } from './methods.ts';
@@ -32,6 +38,8 @@ export class Node {
   private readonly timers: NodeJS.Timeout[] = [];
   private stopping: Promise<void> | null = null;
   private cookieWritten = false;
+  private zmq: ZmqNotificationInterface | null = null;
+  private ws: WebSocketService | null = null;
 
   private constructor(
     readonly ctx: NodeContext,
@@ -67,12 +75,18 @@ export class Node {
       feeEstimator,
       log,
     });
-    const ctx: NodeContext = { config, params: config.network, chain, mempool, feeEstimator, clock, log };
+    const indexes = openIndexes({ db, chain, mempool, log, txindex: o.txindex, addressindex: o.addressindex });
+    // The wallet only reads its records here; it follows the chain from start() on.
+    const wallet = o.disablewallet
+      ? undefined
+      : Wallet.open({ db, chain, mempool, feeEstimator, params: config.network, now: clock.now, log, fallbackFee: o.fallbackfee });
+    const ctx: NodeContext = { config, params: config.network, chain, mempool, feeEstimator, clock, log, ...indexes, wallet };
 
     const registry = new RpcRegistry(new Warmup('Loading block index...'));
     registerControlMethods(registry, { shutdown: requestShutdown, startedAt });
     registerNodeMethods(registry, ctx);
     const rpc = o.server ? await startRpc(config, registry, log) : null;
+    if (rpc && o.rest) registerRest(rpc, registry, ctx, o.restratelimit);
     const node = new Node(ctx, db, rpc, registry);
     node.cookieWritten = rpc !== null && !o.rpcpassword && config.paths.cookieFile !== null;
 
@@ -83,16 +97,36 @@ export class Node {
     } else {
       await chain.load();
     }
+    // The indexes follow the chain from here and catch up in the background; the address index
+    // also follows the mempool, so it starts before mempool.dat is read.
+    startIndexes(indexes);
+    await node.startNotifications();
     registry.warmup.set('Loading mempool...');
     const loaded = await mempool.load(o.persistmempool ? join(config.paths.networkDir, MEMPOOL_FILE) : null);
     log.info({ ...loaded }, 'mempool loaded');
     const estimates = await feeEstimator.load(join(config.paths.networkDir, FEE_ESTIMATES_FILE));
     if (!estimates.loaded) log.info({ reason: estimates.reason }, 'fee estimator starts empty');
+    if (wallet) {
+      registry.warmup.set('Loading wallet...');
+      await wallet.start();
+    }
     registry.warmup.finish();
     node.timers.push(setInterval(() => mempool.limitSize(), MEMPOOL_TRIM_MS).unref());
     node.timers.push(setInterval(() => void node.saveFeeEstimates(), FEE_ESTIMATES_SAVE_MS).unref());
     log.info({ network: config.network.name, height: chain.height, tip: chain.tip.hashHex }, 'csd started');
     return node;
+  }
+
+  /**
+   * ZeroMQ and WebSocket notifications, once the chain is loaded and before the mempool is, so
+   * that ZeroMQ announces what mempool.dat brings back (as Core).
+   */
+  private async startNotifications(): Promise<void> {
+    const { ctx } = this;
+    const zmq = zmqNotifications(ctx.config.options);
+    if (zmq.length > 0) this.zmq = await ZmqNotificationInterface.start(zmq, ctx.chain, ctx.mempool, ctx.log);
+    const { wsport } = ctx.config.options;
+    if (wsport !== null) this.ws = await WebSocketService.start(ctx, wsport);
   }
 
   private async saveFeeEstimates(): Promise<void> {
@@ -114,6 +148,8 @@ export class Node {
     ctx.log.info('shutdown: in progress');
     for (const t of this.timers) clearInterval(t);
     await this.rpc?.close();
+    await this.ws?.close();
+    this.zmq?.close();
     // Let a block being connected finish before saving what depends on it.
     await ctx.chain.close();
     if (ctx.config.options.persistmempool) {
@@ -124,6 +160,8 @@ export class Node {
       }
     }
     ctx.mempool.close();
+    ctx.wallet?.close();
+    await closeIndexes(ctx);
     ctx.feeEstimator.flushUnconfirmed();
     await this.saveFeeEstimates();
     await this.db.close();

@@ -12,12 +12,26 @@ export interface Tables {
   readonly coins: Table;
   /** small named values: the tip, the schema version, index markers. */
   readonly meta: Table;
+  /** txid → where the transaction sits in the active chain (indexes/tx-index.ts); marker `txindex`. */
+  readonly txindex: Table;
+  /** address key ‖ be32(height) ‖ be32(position) → txid: an address's confirmed history (indexes/address-store.ts). */
+  readonly addrindex: Table;
+  /** address key → confirmed totals received and sent and the count of transactions (indexes/address-store.ts). */
+  readonly addrsummary: Table;
+  /** block hash → what the address index added for that block, so it can be taken out again (indexes/address-store.ts); marker `addrindex`. */
+  readonly addrundo: Table;
+  /** The wallet's records, keyed by a one-byte record type (wallet/records.ts). Never derived from blocks. */
+  readonly wallet: Table;
 }
 
 export type Table = LmdbDatabase<Buffer, Buffer>;
 
 /** Bumped when a stored format changes; a mismatch refuses to start rather than misread data. */
 export const SCHEMA_VERSION = 1;
+
+/** Meta keys holding the hash of the last block each optional index covers (indexes/sync.ts). */
+export const TX_INDEX_MARKER = 'txindex';
+export const ADDRESS_INDEX_MARKER = 'addrindex';
 
 export class ChainDatabase {
   readonly tables: Tables;
@@ -33,6 +47,11 @@ export class ChainDatabase {
       undo: table('undo'),
       coins: table('coins'),
       meta: table('meta'),
+      txindex: table('txindex'),
+      addrindex: table('addrindex'),
+      addrsummary: table('addrsummary'),
+      addrundo: table('addrundo'),
+      wallet: table('wallet'),
     };
   }
 
@@ -72,12 +91,16 @@ export class ChainDatabase {
   /**
    * Drops everything derived from blocks (for -reindex); the stored blocks themselves stay. The
    * `reindex` marker is set first and cleared by the caller when the rebuild completes, so an
-   * interrupted reindex resumes at the next start.
+   * interrupted reindex resumes at the next start. The optional indexes are dropped too and
+   * rebuild in the background afterwards, as Core's -reindex rebuilds its active indexes.
    */
   clearDerived(): void {
     this.write(() => this.putMeta('reindex', Buffer.from('1')));
-    for (const t of [this.tables.index, this.tables.undo, this.tables.coins]) t.clearSync();
-    this.write(() => this.tables.meta.remove(Buffer.from('tip')));
+    const t = this.tables;
+    for (const table of [t.index, t.undo, t.coins, t.txindex, t.addrindex, t.addrsummary, t.addrundo]) table.clearSync();
+    this.write(() => {
+      for (const key of ['tip', TX_INDEX_MARKER, ADDRESS_INDEX_MARKER]) t.meta.remove(Buffer.from(key));
+    });
   }
 
   async close(): Promise<void> {

@@ -29,7 +29,7 @@ import {
 } from '@cs/consensus';
 import type { BlockIndexEntry } from '../../chain/block-index.ts';
 import type { Coin } from '../../chain/coins.ts';
-import { amountToJson, scriptPubKeyToJson, txToJson } from '../../format/json.ts';
+import { amountToJson, scriptPubKeyToJson, txPlacementToJson, txToJson } from '../../format/json.ts';
 import type { AcceptFailure } from '../../mempool/results.ts';
 import type { NodeContext } from '../../node/context.ts';
 import { feeRateOf, feeRateToCoins, type FeeRate } from '../../policy/feerate.ts';
@@ -268,11 +268,7 @@ function testRejectReason(failure: AcceptFailure): string {
  */
 function locatedTxJson(ctx: NodeContext, tx: Transaction, block: BlockIndexEntry | undefined, spent: readonly Coin[] | undefined): JsonObject {
   const json = txToJson(tx, ctx.params, { includeHex: true, spent, prevouts: true });
-  if (!block) return json;
-  const placed = ctx.chain.contains(block)
-    ? { confirmations: ctx.chain.height - block.height + 1, time: block.time, blocktime: block.time }
-    : { confirmations: 0 };
-  return { ...json, blockhash: block.hashHex, ...placed };
+  return block ? { ...json, ...txPlacementToJson(block, ctx.chain) } : json;
 }
 
 const TX_RESULT_FIELDS = [

@@ -1,0 +1,67 @@
+/**
+ * The address index (-addressindex), behind /rest/address: for any address, its confirmed
+ * totals and history from the database (indexes/address-store.ts, kept in step with the active
+ * chain by indexes/sync.ts) and its unconfirmed activity from the mempool
+ * (indexes/mempool-addresses.ts).
+ */
+import type { Logger } from 'pino';
+import type { Chain } from '../chain/chainstate.ts';
+import type { Mempool } from '../mempool/mempool.ts';
+import { ADDRESS_INDEX_MARKER, type ChainDatabase } from '../storage/database.ts';
+import { addressKey } from './address-deltas.ts';
+import { AddressStore, type AddressSummary } from './address-store.ts';
+import { MempoolAddresses, type UnconfirmedActivity } from './mempool-addresses.ts';
+import { IndexSync, type IndexProgress } from './sync.ts';
+
+/** Everything the index knows about one address. */
+export interface AddressActivity {
+  readonly confirmed: AddressSummary;
+  readonly unconfirmed: UnconfirmedActivity;
+  /** Txids of every transaction touching it: the unconfirmed ones first, then the confirmed ones, each newest first. */
+  readonly transactions: readonly string[];
+}
+
+export interface AddressIndexOptions {
+  readonly db: ChainDatabase;
+  readonly chain: Chain;
+  readonly mempool: Mempool;
+  readonly log: Logger;
+}
+
+export class AddressIndex {
+  readonly #store: AddressStore;
+  readonly #sync: IndexSync;
+  readonly #unconfirmed: MempoolAddresses;
+
+  constructor(options: AddressIndexOptions) {
+    this.#store = new AddressStore(options.db.tables);
+    this.#sync = new IndexSync({ name: ADDRESS_INDEX_MARKER, db: options.db, chain: options.chain, indexer: this.#store, log: options.log });
+    this.#unconfirmed = new MempoolAddresses(options.mempool);
+  }
+
+  /** Follows the mempool and the chain from now on; call after the chain has loaded and before the mempool loads. */
+  start(): void {
+    this.#unconfirmed.start();
+    this.#sync.start();
+  }
+
+  async close(): Promise<void> {
+    this.#unconfirmed.close();
+    await this.#sync.close();
+  }
+
+  progress(): IndexProgress {
+    return this.#sync.progress();
+  }
+
+  /** The activity of the address whose output script is `script`. Only complete once progress() says synced. */
+  activity(script: Uint8Array): AddressActivity {
+    const key = addressKey(script);
+    const unconfirmed = this.#unconfirmed.activity(key);
+    return {
+      confirmed: this.#store.summary(key),
+      unconfirmed,
+      transactions: [...unconfirmed.txids, ...this.#store.history(key)],
+    };
+  }
+}

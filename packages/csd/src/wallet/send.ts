@@ -1,0 +1,168 @@
+/**
+ * Spending from the wallet: sendtoaddress/sendmany (fund, sign, store, submit) and
+ * fundrawtransaction (fund only), over the wallet's spendable coins, its fee policy and its
+ * change addresses.
+ */
+import { hash160, hashToHex, type Transaction, type TxIn } from '@cs/consensus';
+import type { AcceptFailure } from '../mempool/results.ts';
+import { DUST_RELAY_TX_FEE } from '../policy/policy.ts';
+import { listCoins } from './coins.ts';
+import { WalletError } from './errors.ts';
+import { LONG_TERM_FEE_RATE, chooseFeeRate, discardRate, type FeeChoice, type FeeRequest } from './fee-policy.ts';
+import { fundTransaction, type FundedTransaction, type FundingCoin, type FundingRecipient } from './funding.ts';
+import type { Keyring } from './keyring.ts';
+import { outpointIdOf } from './ledger.ts';
+import { INTERNAL, type AddressType } from './records.ts';
+import { planInput, plannedInputWeight, signTransaction, type KeySource } from './signer.ts';
+import type { Wallet } from './wallet.ts';
+
+/** Core's MAX_BIP125_RBF_SEQUENCE (replaceable) and MAX_SEQUENCE_NONFINAL (final but locktime-enabled). */
+const SEQUENCE_REPLACEABLE = 0xfffffffd;
+const SEQUENCE_NONFINAL = 0xfffffffe;
+/** Core's anti-fee-sniping applies only while the tip is this recent (seconds). */
+const MAX_ANTI_FEE_SNIPING_TIP_AGE = 8 * 60 * 60;
+
+/** The wallet's keys for signing: public halves always, private ones only while unlocked (`masterKey`). */
+export function walletKeySource(keyring: Keyring, masterKey: Uint8Array | null): KeySource {
+  return {
+    publicKeyForHash: (h) => keyring.keyForHash(h)?.publicKey,
+    privateKeyFor: (publicKey) => keyring.privateKey(keyring.keyForHash(hash160(publicKey))!, masterKey),
+    redeemScriptFor: () => undefined,
+  };
+}
+
+export interface SpendOptions {
+  readonly fee: FeeRequest;
+  /** Coins need this many confirmations (sendmany's minconf); unconfirmed change of our own counts at 0. */
+  readonly minConf: number;
+  readonly replaceable: boolean;
+  /** Unconfirmed coins from others (fundrawtransaction's include_unsafe). */
+  readonly includeUnsafe?: boolean;
+  readonly changeType?: AddressType;
+  /** A change destination chosen by the caller instead of a new change address. */
+  readonly changeScript?: Uint8Array;
+  readonly changePosition?: number;
+  readonly random?: () => number;
+}
+
+export type SendOutcome =
+  | { readonly kind: 'sent'; readonly txid: string; readonly fee: FeeChoice }
+  | { readonly kind: 'rejected'; readonly failure: AcceptFailure };
+
+/** The wallet's coins selection may use, with how each would be signed. */
+function fundingCoins(wallet: Wallet, keys: KeySource, opts: SpendOptions): FundingCoin[] {
+  const coins = listCoins(wallet.view, wallet.locks, { minDepth: opts.minConf, includeUnsafe: opts.includeUnsafe });
+  const out: FundingCoin[] = [];
+  for (const c of coins) {
+    const plan = c.spendable ? planInput(c.output.scriptPubKey, keys) : null;
+    if (plan) out.push({ outpoint: { txid: c.wtx.tx.txid, vout: c.vout }, output: c.output, plan });
+  }
+  return out;
+}
+
+/** Core's DiscourageFeeSniping: lock to the tip so that a miner re-mining the tip cannot take the transaction along. */
+function antiFeeSnipingLocktime(wallet: Wallet, random: () => number): number {
+  const tip = wallet.chain.tip;
+  if (tip.time < wallet.now() - MAX_ANTI_FEE_SNIPING_TIP_AGE) return 0;
+  // Sometimes further back, so that transactions delayed by privacy tools do not stand out.
+  return random() < 0.1 ? Math.max(0, tip.height - Math.floor(random() * 100)) : tip.height;
+}
+
+interface Funded {
+  readonly funded: FundedTransaction;
+  readonly fee: FeeChoice;
+  readonly change: { readonly type: AddressType; readonly index: number } | null;
+}
+
+function fund(
+  wallet: Wallet,
+  keys: KeySource,
+  recipients: readonly FundingRecipient[],
+  opts: SpendOptions,
+  base: { version: number; locktime: number; preset: readonly { input: TxIn; coin: FundingCoin }[]; addInputs: boolean },
+): Funded {
+  const { mempool } = wallet;
+  const fee = chooseFeeRate(opts.fee, {
+    estimator: wallet.feeEstimator,
+    payTxFee: wallet.payTxFee,
+    fallbackFee: wallet.fallbackFee,
+    mempoolMinFee: mempool.minFee(),
+    minRelayFee: mempool.info().minrelaytxfee,
+  });
+  const changeType = opts.changeType ?? 'bech32';
+  const reserved = opts.changeScript ? null : wallet.keyring.peek(changeType, INTERNAL);
+  const changeScript = opts.changeScript ?? reserved!.script;
+  const changePlan = planInput(changeScript, keys);
+  // A foreign change address is assumed to be spent like ours (P2WPKH-sized) for the cost of change.
+  const changeSpendWeight = changePlan ? plannedInputWeight(changePlan) : 272;
+  const funded = fundTransaction({
+    version: base.version,
+    locktime: base.locktime,
+    sequence: opts.replaceable ? SEQUENCE_REPLACEABLE : SEQUENCE_NONFINAL,
+    recipients,
+    preset: base.preset,
+    candidates: fundingCoins(wallet, keys, opts),
+    addInputs: base.addInputs,
+    feeRate: fee.rate,
+    discardRate: discardRate(wallet.feeEstimator),
+    longTermRate: LONG_TERM_FEE_RATE,
+    dustRelayFee: DUST_RELAY_TX_FEE,
+    changeScript,
+    changeSpendWeight,
+    changePosition: opts.changePosition,
+    random: opts.random ?? Math.random,
+  });
+  const change = reserved && funded.changePosition >= 0 ? { type: changeType, index: reserved.index } : null;
+  return { funded, fee, change };
+}
+
+/**
+ * sendtoaddress / sendmany: funds, signs, stores and submits. Needs the wallet unlocked. A
+ * mempool refusal is returned (and the transaction forgotten again) for the caller to report.
+ */
+export function send(wallet: Wallet, recipients: readonly FundingRecipient[], opts: SpendOptions, comment: { comment: string; commentTo: string }): SendOutcome {
+  const masterKey = wallet.encryption.requireKey();
+  const keys = walletKeySource(wallet.keyring, masterKey);
+  const random = opts.random ?? Math.random;
+  const { funded, fee, change } = fund(wallet, keys, recipients, opts, {
+    version: 2,
+    locktime: antiFeeSnipingLocktime(wallet, random),
+    preset: [],
+    addInputs: true,
+  });
+  const { tx, errors } = signTransaction(funded.tx, funded.coins.map((c) => c.output), keys);
+  if (errors.length > 0) throw new WalletError('create-failed', 'Signing transaction failed');
+  const submitted = wallet.commit(tx, change, comment);
+  return submitted.ok ? { kind: 'sent', txid: tx.txidHex, fee } : { kind: 'rejected', failure: submitted.failure };
+}
+
+export interface FundRawResult {
+  readonly tx: Transaction;
+  readonly fee: bigint;
+  readonly changePosition: number;
+}
+
+/**
+ * fundrawtransaction: adds inputs (after the given ones) and change to `tx`, which keeps its
+ * outputs in order (less the fee for those that subtract it). Inputs already in `tx` must be the
+ * wallet's coins. The change address used is kept as used; the result is unsigned.
+ */
+export function fundRaw(wallet: Wallet, tx: Transaction, subtractFrom: ReadonlySet<number>, opts: SpendOptions & { addInputs: boolean; lockUnspents: boolean }): FundRawResult {
+  const keys = walletKeySource(wallet.keyring, null);
+  const preset = tx.inputs.map((input) => {
+    const wtx = wallet.ledger.get(hashToHex(input.prevout.txid));
+    const output = wtx?.tx.outputs[input.prevout.vout];
+    const plan = output ? planInput(output.scriptPubKey, keys) : null;
+    if (!output || !plan) throw new WalletError('wallet', `Not solvable pre-selected input ${outpointIdOf(input.prevout)}`);
+    return { input, coin: { outpoint: input.prevout, output, plan } };
+  });
+  const recipients = tx.outputs.map((o, i) => ({ script: o.scriptPubKey, amount: o.value, subtractFee: subtractFrom.has(i) }));
+  const { funded, change } = fund(wallet, keys, recipients, opts, { version: tx.version, locktime: tx.locktime, preset, addInputs: opts.addInputs });
+  wallet.store.write((w) => {
+    if (change) wallet.keyring.markUsed(change.type, INTERNAL, change.index, w);
+    if (opts.lockUnspents) {
+      for (const c of funded.coins.slice(preset.length)) wallet.locks.lock({ txid: hashToHex(c.outpoint.txid), vout: c.outpoint.vout }, false, w);
+    }
+  });
+  return { tx: funded.tx, fee: funded.fee, changePosition: funded.changePosition };
+}
