@@ -1,38 +1,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import {
-  REGTEST,
-  SIGHASH_ALL,
-  Transaction,
-  concatBytes,
-  ecdsaSign,
-  encodeDestination,
-  fromHex,
-  hash160,
-  p2pkhScript,
-  publicKeyCreate,
-  signatureToDER,
-  toHex,
-  witnessV0SignatureHash,
-} from '@cs/consensus';
 import { Daemon, RpcCallError } from './daemon.ts';
+import { TestKey, addressOf } from './test-key.ts';
 
 // The test is the wallet here: it holds a key, mines to it, and signs its own spends.
-const KEY = new Uint8Array(32).fill(0x11);
-const PUB = publicKeyCreate(KEY, true);
-const ADDRESS = encodeDestination({ type: 'witness', version: 0, program: hash160(PUB) }, REGTEST.address);
-const OTHER = encodeDestination({ type: 'witness', version: 0, program: new Uint8Array(20).fill(0x22) }, REGTEST.address);
+const KEY = new TestKey(new Uint8Array(32).fill(0x11));
+const ADDRESS = KEY.address;
+const OTHER = addressOf(new Uint8Array(20).fill(0x22));
 
-/** Signs every input of a P2WPKH-spending transaction with KEY. */
-function signP2wpkh(hex: string, amounts: bigint[]): string {
-  const tx = Transaction.decode(fromHex(hex));
-  const inputs = tx.inputs.map((input, i) => {
-    const msg = witnessV0SignatureHash(p2pkhScript(hash160(PUB)), tx, i, SIGHASH_ALL, amounts[i]);
-    const der = signatureToDER(ecdsaSign(msg, KEY).signature);
-    return { ...input, witness: [concatBytes(der, Uint8Array.of(SIGHASH_ALL)), PUB] };
-  });
-  return toHex(new Transaction({ ...tx, inputs }).encode());
-}
 
 interface Block1 {
   tx: string[];
@@ -56,7 +31,7 @@ test('mine 200+ blocks, spend coinbases with raw transactions, reorg by invalida
     assert.deepEqual([coin.coinbase, coin.confirmations, coin.scriptPubKey.address], [true, 210, ADDRESS]);
     const amount = BigInt(Math.round(coin.value * 1e8));
     const raw = await d.call<string>('createrawtransaction', [{ txid: cbTxid, vout: 0 }], [{ [OTHER]: 5 }, { [ADDRESS]: Number(amount - 500_000_000n - 10_000n) / 1e8 }]);
-    const signed = signP2wpkh(raw, [amount]);
+    const signed = KEY.signP2wpkh(raw, [amount]);
     const decoded = await d.call<{ txid: string; vout: { scriptPubKey: { address: string } }[] }>('decoderawtransaction', signed);
     assert.equal(decoded.vout[0].scriptPubKey.address, OTHER);
 
@@ -76,7 +51,7 @@ test('mine 200+ blocks, spend coinbases with raw transactions, reorg by invalida
     await assert.rejects(d.call('sendrawtransaction', unsigned), (e: unknown) => e instanceof RpcCallError && e.code === -26);
     // A coinbase that is not yet mature cannot be spent.
     const young = await d.call<Block1>('getblock', hashes[150]);
-    const immature = signP2wpkh(await d.call<string>('createrawtransaction', [{ txid: young.tx[0], vout: 0 }], { [OTHER]: 1 }), [amount / 2n]);
+    const immature = KEY.signP2wpkh(await d.call<string>('createrawtransaction', [{ txid: young.tx[0], vout: 0 }], { [OTHER]: 1 }), [amount / 2n]);
     await assert.rejects(d.call('sendrawtransaction', immature), (e: unknown) => e instanceof RpcCallError && e.code === -26 && /premature/.test(e.message));
 
     // The template carries the transaction; mining it confirms it.
@@ -103,7 +78,7 @@ test('mine 200+ blocks, spend coinbases with raw transactions, reorg by invalida
 
     // A transaction waiting in the mempool survives a restart (mempool.dat).
     const coin2 = await d.call<Block1>('getblock', hashes[2]);
-    const waiting = signP2wpkh(await d.call<string>('createrawtransaction', [{ txid: coin2.tx[0], vout: 0 }], { [OTHER]: 12.4999 }), [amount]);
+    const waiting = KEY.signP2wpkh(await d.call<string>('createrawtransaction', [{ txid: coin2.tx[0], vout: 0 }], { [OTHER]: 12.4999 }), [amount]);
     const waitingTxid = await d.call<string>('sendrawtransaction', waiting);
 
     // Restart: the same tip, UTXO set, chain tips and mempool.

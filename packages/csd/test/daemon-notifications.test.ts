@@ -3,40 +3,16 @@
 import { createServer } from 'node:net';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import {
-  REGTEST,
-  SIGHASH_ALL,
-  Transaction,
-  concatBytes,
-  ecdsaSign,
-  encodeDestination,
-  fromHex,
-  hash160,
-  p2pkhScript,
-  publicKeyCreate,
-  signatureToDER,
-  toHex,
-  witnessV0SignatureHash,
-} from '@cs/consensus';
 import type { JsonObject } from '../src/rpc/json.ts';
 import { WsTestClient } from '../src/ws/test-client.ts';
 import { ZmqTestSubscriber, type ZmqMessage } from '../src/zmq/test-subscriber.ts';
 import { Daemon, freePort } from './daemon.ts';
+import { TestKey, addressOf } from './test-key.ts';
 
-const KEY = new Uint8Array(32).fill(0x11);
-const PUB = publicKeyCreate(KEY, true);
-const ADDRESS = encodeDestination({ type: 'witness', version: 0, program: hash160(PUB) }, REGTEST.address);
-const OTHER = encodeDestination({ type: 'witness', version: 0, program: new Uint8Array(20).fill(0x22) }, REGTEST.address);
+const KEY = new TestKey(new Uint8Array(32).fill(0x11));
+const ADDRESS = KEY.address;
+const OTHER = addressOf(new Uint8Array(20).fill(0x22));
 
-function signP2wpkh(hex: string, amounts: bigint[]): string {
-  const tx = Transaction.decode(fromHex(hex));
-  const inputs = tx.inputs.map((input, i) => {
-    const msg = witnessV0SignatureHash(p2pkhScript(hash160(PUB)), tx, i, SIGHASH_ALL, amounts[i]);
-    const der = signatureToDER(ecdsaSign(msg, KEY).signature);
-    return { ...input, witness: [concatBytes(der, Uint8Array.of(SIGHASH_ALL)), PUB] };
-  });
-  return toHex(new Transaction({ ...tx, inputs }).encode());
-}
 
 /** The members of `actual` that `expected` names. */
 function pick(actual: JsonObject, expected: JsonObject): JsonObject {
@@ -125,7 +101,7 @@ test('WebSocket and ZeroMQ subscribers follow mining, a transaction, a reorg; ba
     // A raw transaction spending block 1's coinbase: 5 coins to OTHER, the change back.
     const block1 = await d.call<{ tx: string[] }>('getblock', hashes[0]);
     const raw = await d.call<string>('createrawtransaction', [{ txid: block1.tx[0], vout: 0 }], [{ [OTHER]: 5 }, { [ADDRESS]: 7.4999 }]);
-    const signed = signP2wpkh(raw, [1_250_000_000n]);
+    const signed = KEY.signP2wpkh(raw, [1_250_000_000n]);
     const txid = await d.call<string>('sendrawtransaction', signed);
     await expectPushes(c, [
       { type: 'mempool', event: 'added', txid, fee: 0.0001 },

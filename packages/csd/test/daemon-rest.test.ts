@@ -10,41 +10,22 @@ import {
   BlockHeader,
   REGTEST,
   Reader,
-  SIGHASH_ALL,
   Transaction,
   blockSubsidy,
-  concatBytes,
-  ecdsaSign,
-  encodeDestination,
-  fromHex,
-  hash160,
   hashToHex,
-  p2pkhScript,
-  publicKeyCreate,
-  signatureToDER,
   toHex,
-  witnessV0SignatureHash,
 } from '@cs/consensus';
 import { Daemon, RpcCallError } from './daemon.ts';
+import { TestKey, addressOf } from './test-key.ts';
 
 // The test is the wallet: it mines to its key and signs its own spends.
-const KEY = new Uint8Array(32).fill(0x33);
-const PUB = publicKeyCreate(KEY, true);
-const ADDRESS = encodeDestination({ type: 'witness', version: 0, program: hash160(PUB) }, REGTEST.address);
-const OTHER = encodeDestination({ type: 'witness', version: 0, program: new Uint8Array(20).fill(0x44) }, REGTEST.address);
-const MINER = encodeDestination({ type: 'witness', version: 0, program: new Uint8Array(20).fill(0x55) }, REGTEST.address);
+const KEY = new TestKey(new Uint8Array(32).fill(0x33));
+const ADDRESS = KEY.address;
+const OTHER = addressOf(new Uint8Array(20).fill(0x44));
+const MINER = addressOf(new Uint8Array(20).fill(0x55));
 const FEE = 10_000n;
 const UNKNOWN_HASH = 'ab'.repeat(32);
 
-function signP2wpkh(hex: string, amounts: bigint[]): string {
-  const tx = Transaction.decode(fromHex(hex));
-  const inputs = tx.inputs.map((input, i) => {
-    const msg = witnessV0SignatureHash(p2pkhScript(hash160(PUB)), tx, i, SIGHASH_ALL, amounts[i]);
-    const der = signatureToDER(ecdsaSign(msg, KEY).signature);
-    return { ...input, witness: [concatBytes(der, Uint8Array.of(SIGHASH_ALL)), PUB] };
-  });
-  return toHex(new Transaction({ ...tx, inputs }).encode());
-}
 
 const coins = (units: bigint) => Number(units) / 1e8;
 
@@ -93,7 +74,7 @@ async function fails(d: Daemon, path: string, status: number, error: string | Re
 /** Spends output 0 of `txid` (worth `value`, paying ADDRESS): `pay` to OTHER, the rest back to ADDRESS minus FEE. */
 async function spendToOther(d: Daemon, txid: string, value: bigint, pay: bigint): Promise<string> {
   const raw = await d.call<string>('createrawtransaction', [{ txid, vout: 0 }], [{ [OTHER]: coins(pay) }, { [ADDRESS]: coins(value - pay - FEE) }]);
-  return d.call<string>('sendrawtransaction', signP2wpkh(raw, [value]));
+  return d.call<string>('sendrawtransaction', KEY.signP2wpkh(raw, [value]));
 }
 
 interface BlockJson {
