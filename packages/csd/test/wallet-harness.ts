@@ -17,6 +17,8 @@ export interface WalletTestNode {
   readonly ctx: NodeContext;
   readonly wallet: Wallet;
   readonly fixture: MempoolContext;
+  /** The method table, for help texts. */
+  readonly registry: RpcRegistry;
   call<T = unknown>(method: string, ...params: JsonValue[]): Promise<T>;
   callNamed<T = unknown>(method: string, params: Record<string, JsonValue>): Promise<T>;
   callAt<T = unknown>(uri: string, method: string, ...params: JsonValue[]): Promise<T>;
@@ -69,6 +71,9 @@ export async function withWalletNode(fn: (node: WalletTestNode) => Promise<void>
       },
       get wallet() {
         return ctx.wallet!;
+      },
+      get registry() {
+        return registry;
       },
       fixture,
       call: (method, ...params) => callAt('/', method, params),

@@ -123,6 +123,7 @@ const CONVERT_PARAMS: readonly Entry[] = [
   ['prioritisetransaction', 2, 'fee_delta'],
   ['rescanblockchain', 0, 'start_height'],
   ['rescanblockchain', 1, 'stop_height'],
+  ['restorewallet', 2, 'load_on_startup'],
   ['scantxoutset', 1, 'scanobjects'],
   ['sendmany', 0, 'dummy', 'string'],
   ['sendmany', 1, 'amounts'],

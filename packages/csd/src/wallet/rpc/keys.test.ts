@@ -106,3 +106,15 @@ test('calls for another wallet name are refused with -18', () =>
     assert.match(await node.callAt<string>('/wallet/', 'getnewaddress'), /^csrt1/);
     await assert.rejects(node.callAt('/wallet/other', 'getnewaddress'), { code: -18, message: 'Requested wallet does not exist or is not loaded' });
   }));
+
+test('every wallet method documents itself; help lists them under == Wallet ==', () =>
+  withWalletNode(async (node) => {
+    const index = node.registry.help();
+    const section = index.split('== Wallet ==')[1]?.split('==')[0] ?? '';
+    const names = section
+      .split('\n')
+      .map((l) => l.split(' ')[0])
+      .filter(Boolean);
+    assert.equal(names.length, 31, names.join(" "));
+    for (const name of names) assert.match(node.registry.help(name), new RegExp(`^${name}( |\\n)`));
+  }));

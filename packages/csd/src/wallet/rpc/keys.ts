@@ -92,6 +92,7 @@ async function rescanAfterImport(wallet: Wallet): Promise<void> {
   wallet.scanMempool();
 }
 
+const RESCANNING = 'Wallet is currently rescanning. Abort existing rescan or wait.';
 const RESCAN_DESCRIPTION =
   'Scan the chain and mempool for wallet transactions. The call returns once the scan is done; getwalletinfo shows its progress meanwhile.';
 
@@ -181,9 +182,7 @@ export function registerKeyMethods(registry: RpcRegistry, ctx: NodeContext): voi
       const wallet = walletOf(ctx, call);
       return walletCall(async () => {
         const masterKey = wallet.encryption.requireKey();
-        if (rescan && wallet.rescanner.progress) {
-          throw new RpcError(RpcErrorCode.WALLET_ERROR, 'Wallet is currently rescanning. Abort existing rescan or wait.');
-        }
+        if (rescan && wallet.rescanner.progress) throw new RpcError(RpcErrorCode.WALLET_ERROR, RESCANNING);
         let key;
         try {
           key = decodeWif(privkey, ctx.params.address);
@@ -230,6 +229,7 @@ export function registerKeyMethods(registry: RpcRegistry, ctx: NodeContext): voi
       if (scripts.some((s) => wallet.hasKeyFor(s))) {
         throw new RpcError(RpcErrorCode.WALLET_ERROR, 'The wallet already contains the private key for this address or script');
       }
+      if (rescan && wallet.rescanner.progress) throw new RpcError(RpcErrorCode.WALLET_ERROR, RESCANNING);
       const parsed = parseLabel(label);
       return walletCall(async () => {
         wallet.store.write((w) => {
