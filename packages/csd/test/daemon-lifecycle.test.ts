@@ -39,6 +39,8 @@ test('cookie authentication when no rpcpassword is set: owner-only file, removed
   try {
     await d.start();
     assert.equal(statSync(d.cookiePath).mode & 0o777, 0o600);
+    // umask 077: the database (which holds the wallet's keys) is owner-only too.
+    assert.equal(statSync(join(d.datadir, 'regtest', 'chainstate', 'data.mdb')).mode & 0o777, 0o600);
     const cookie = readFileSync(d.cookiePath, 'utf8').trim();
     assert.match(cookie, /^__cookie__:[0-9a-f]{64}$/);
     const bad = await d.http(JSON.stringify({ method: 'getblockcount', params: [], id: 1 }), { auth: '__cookie__:00' });

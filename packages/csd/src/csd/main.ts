@@ -31,6 +31,10 @@ if (info === 'help') {
   process.exit(0);
 }
 
+// As bitcoind (without -sysperms): everything csd creates is owner-only. The wallet's keys share
+// the chain's LMDB files, whose mode LMDB itself does not let us choose.
+process.umask(0o077);
+
 let config;
 let lock;
 try {
