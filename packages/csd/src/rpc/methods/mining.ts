@@ -31,6 +31,7 @@ import { DEFAULT_LONGPOLL_TIMING, waitForTemplateChange, type LongpollTiming, ty
 import { TemplateSource, blockTime, type BlockTemplate } from '../../mining/template.ts';
 import { testBlockValidity } from '../../mining/validity.ts';
 import type { NodeContext } from '../../node/context.ts';
+import { parseHashV } from './blockchain.ts';
 import { feeRateToCoins } from '../../policy/feerate.ts';
 import { RpcError, RpcErrorCode } from '../errors.ts';
 import { jsonTypeName, type JsonObject, type JsonValue } from '../json.ts';
@@ -175,7 +176,7 @@ export function registerMiningMethods(registry: RpcRegistry, ctx: NodeContext, o
     result: 'true|false    (boolean) Returns true',
     examples: [{ args: ['txid', 0.0, 10000] }],
     handler: async ([txidArg, dummy, feeDelta]) => {
-      const txid = parseHash(txidArg, 'txid');
+      const txid = parseHashV(txidArg, 'txid');
       if (dummy !== null && dummy !== undefined) {
         if (typeof dummy !== 'number') {
           throw new RpcError(
@@ -261,7 +262,7 @@ export function registerMiningMethods(registry: RpcRegistry, ctx: NodeContext, o
       return { tipHash: chain.tip.hashHex, transactionsUpdated: templates.lastTransactionsUpdated };
     }
     const counter = /^[+-]?\d+/.exec(longpollid.slice(64));
-    return { tipHash: parseHash(longpollid.slice(0, 64), 'longpollid'), transactionsUpdated: counter ? Number(counter[0]) : 0 };
+    return { tipHash: parseHashV(longpollid.slice(0, 64), 'longpollid'), transactionsUpdated: counter ? Number(counter[0]) : 0 };
   };
 
   registry.register({
@@ -606,13 +607,6 @@ export function registerMiningMethods(registry: RpcRegistry, ctx: NodeContext, o
         : { errors: [...(estimate.errors ?? [])], blocks: estimate.blocks };
     },
   });
-}
-
-/** Core's ParseHashV: 64 hex characters, with its messages; the hash in display order, lower case. */
-function parseHash(value: string, name: string): string {
-  if (value.length !== 64) throw new RpcError(RpcErrorCode.INVALID_PARAMETER, `${name} must be of length 64 (not ${value.length}, for '${value}')`);
-  if (!/^[0-9a-fA-F]{64}$/.test(value)) throw new RpcError(RpcErrorCode.INVALID_PARAMETER, `${name} must be hexadecimal string (not '${value}')`);
-  return value.toLowerCase();
 }
 
 /** Core's DecodeHexBlk, stricter in one way: bytes after the block are refused rather than ignored. */
