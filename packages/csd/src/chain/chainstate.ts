@@ -145,9 +145,11 @@ export class Chain {
     const total = headers.size;
     let done = 1;
     let lastLog = Date.now();
+    // Breadth first from genesis, so every block comes after its parent. A read cursor instead of
+    // shift(), which would make a long chain quadratic.
     const queue = [...(children.get(this.params.genesis.header.hashHex) ?? [])];
-    while (queue.length) {
-      const hashHex = queue.shift()!;
+    for (let next = 0; next < queue.length; next++) {
+      const hashHex = queue[next];
       const raw = t.blocks.get(Buffer.from(headers.get(hashHex)!));
       if (!raw) continue;
       const result = await this.processBlockNow(Block.decode(raw), raw);
