@@ -21,7 +21,7 @@ import { coinKey, decodeCoin, encodeCoin, type Coin } from './coins.ts';
 import { planConnect } from './connect.ts';
 import { nextWorkRequired } from './difficulty.ts';
 import { ChainEvents } from './events.ts';
-import { describeScriptFailure, type ScriptFailure } from './script-check.ts';
+import { describeScriptFailure } from './script-check.ts';
 import type { ScriptVerifier } from './script-verifier.ts';
 import { decodeUndo, encodeUndo, type BlockUndo } from './undo.ts';
 
@@ -386,21 +386,21 @@ export class Chain {
   }
 
   private async connectTip(entry: BlockIndexEntry): Promise<boolean> {
-    const block = this.readBlock(entry);
-    if (!block) throw new Error(`block ${entry.hashHex} is indexed as stored but missing from the database`);
+    const raw = this.readRawBlock(entry);
+    if (!raw) throw new Error(`block ${entry.hashHex} is indexed as stored but missing from the database`);
+    const block = Block.decode(raw);
     const flags = MANDATORY_SCRIPT_VERIFY_FLAGS;
+    const checks = this.verifier.session(block, raw, flags);
     let plan;
-    let scriptFailure: ScriptFailure | null;
     try {
-      const inputs = block.txs.reduce((n, tx) => n + (tx.isCoinbase() ? 0 : tx.inputs.length), 0);
-      const checks = this.verifier.session(flags, inputs);
       plan = planConnect(block, entry, this, this.params, flags, (tx, t, spent) => checks.add(tx, t, spent));
-      scriptFailure = await checks.finish();
     } catch (e) {
+      await checks.abort();
       if (!(e instanceof ValidationError)) throw e;
       this.markFailed(entry, e);
       return false;
     }
+    const scriptFailure = await checks.finish();
     if (scriptFailure) {
       this.markFailed(entry, new ValidationError(describeScriptFailure(scriptFailure), `tx ${block.txs[scriptFailure.txIndex].txidHex} input ${scriptFailure.input}`));
       return false;

@@ -1,167 +1,165 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
-import type { Transaction, TxOut } from '@cs/consensus';
+import type { Block, Transaction, TxOut } from '@cs/consensus';
 import { runScriptChecks, type ScriptCheckItem, type ScriptFailure } from './script-check.ts';
+import { CheckClaims, InputChecker, encodeSpent, type WorkerMessage, type WorkerReply } from './script-work.ts';
 
-export interface WorkerJob {
-  readonly id: number;
-  readonly flags: number;
-  readonly items: readonly (Omit<ScriptCheckItem, 'tx'> & { readonly tx: Uint8Array })[];
-}
-
-export interface WorkerResult {
-  readonly id: number;
-  readonly failure: ScriptFailure | null;
-  readonly crash?: string;
-}
-
-/** Below this many inputs in a block, message passing costs more than the parallelism gains. */
+/** Below this many inputs in a block, starting the workers costs more than the parallelism gains. */
 const PARALLEL_MIN_INPUTS = 64;
-/** Inputs per batch: small enough to balance the threads, large enough to amortize a message. */
-const BATCH_INPUTS = 125;
 
 /**
- * Batches a worker may hold at once. Two: the worker starts the second as soon as it finishes
- * the first, without waiting for the calling thread (busy verifying a batch of its own) to
- * notice the result and send more.
+ * Spent outputs are sent to the workers in packets of at least this many inputs: a message per
+ * transaction would cost more than it saves on blocks of small transactions, while a packet is
+ * small enough that the workers start long before the calling thread has looked up every input.
  */
-const WORKER_DEPTH = 2;
-
-interface Slot {
-  readonly worker: Worker;
-  /** The session whose batches the worker is running, and how many. */
-  session: ScriptCheckSession | null;
-  inFlight: number;
-}
+const PACKET_INPUTS = 64;
 
 /**
- * Verifies the scripts of a block's transactions on several threads (Core's -par and check
- * queue): `threads - 1` workers plus the calling thread, which takes batches itself once it has
- * finished looking up the block's inputs. Batches are handed out as threads become free, so
- * a slow thread never holds up the others.
+ * Verifies the scripts of a block on several threads (Core's -par and check queue): `threads - 1`
+ * workers plus the calling thread. Each worker receives the block once, in shared memory, then the
+ * outputs its inputs spend as the calling thread looks them up. Inputs are claimed in small
+ * chunks from one shared counter (Atomics), so every thread stays busy until the last input and
+ * no thread finishes long before the others.
  */
 export class ScriptVerifier {
-  private readonly slots: Slot[] = [];
-  private readonly pending = new Map<number, (r: WorkerResult) => void>();
+  private readonly workers: Worker[] = [];
+  private readonly waiting = new Map<number, (r: WorkerReply) => void>();
   private nextId = 1;
+  /** Why a worker died: its thread is gone, so no later block can be verified in parallel. */
+  private crashed: string | undefined;
 
   /** `threads` 0 means one per core; 1 verifies on the calling thread only. */
   constructor(threads: number) {
     const n = threads <= 0 ? availableParallelism() : threads;
     for (let i = 1; i < n; i++) {
       const worker = new Worker(new URL('./script-worker.js', import.meta.url));
-      const slot: Slot = { worker, session: null, inFlight: 0 };
-      worker.on('message', (r: WorkerResult) => {
-        const resolve = this.pending.get(r.id);
-        this.pending.delete(r.id);
-        const session = slot.session;
-        if (--slot.inFlight === 0) slot.session = null;
-        resolve?.(r);
-        session?.workerFree(slot);
-      });
+      worker.on('message', (r: WorkerReply) => this.waiting.get(r.session)?.(r));
       worker.on('error', (e) => {
-        for (const resolve of this.pending.values()) resolve({ id: 0, failure: null, crash: e.message });
-        this.pending.clear();
+        this.crashed ??= e.message;
+        for (const deliver of this.waiting.values()) deliver({ session: 0, failure: null, crash: e.message });
       });
-      this.slots.push(slot);
+      this.workers.push(worker);
     }
   }
 
   get threads(): number {
-    return this.slots.length + 1;
+    return this.workers.length + 1;
   }
 
-  /** A batch of checks for one block under one set of flags. */
-  session(flags: number, expectedInputs: number): ScriptCheckSession {
-    return new ScriptCheckSession(this, flags, this.slots.length > 0 && expectedInputs >= PARALLEL_MIN_INPUTS);
-  }
-
-  /** Workers with room for another batch of `session`. */
-  freeSlots(session: ScriptCheckSession): Slot[] {
-    return this.slots.filter((s) => s.inFlight < WORKER_DEPTH && (s.session === null || s.session === session));
-  }
-
-  run(slot: Slot, session: ScriptCheckSession, flags: number, items: readonly ScriptCheckItem[]): Promise<WorkerResult> {
-    slot.session = session;
-    slot.inFlight++;
-    const job: WorkerJob = { id: this.nextId++, flags, items: items.map((it) => ({ ...it, tx: it.tx.encode() })) };
-    return new Promise((resolve) => {
-      this.pending.set(job.id, resolve);
-      slot.worker.postMessage(job);
+  /**
+   * The script checks of one block under one set of flags. `raw` is the block's serialization:
+   * workers decode their own copy of the transactions from it.
+   */
+  session(block: Block, raw: Uint8Array, flags: number): ScriptCheckSession {
+    const inputs = block.txs.reduce((n, tx) => n + (tx.isCoinbase() ? 0 : tx.inputs.length), 0);
+    if (this.workers.length === 0 || inputs < PARALLEL_MIN_INPUTS) return new SerialCheckSession(flags);
+    if (this.crashed) throw new Error(`script verification worker failed: ${this.crashed}`);
+    const id = this.nextId++;
+    const shared = new Uint8Array(new SharedArrayBuffer(raw.length));
+    shared.set(raw);
+    const claims = CheckClaims.create();
+    let replies = 0;
+    const results: WorkerReply[] = [];
+    const done = new Promise<WorkerReply[]>((resolve) => {
+      this.waiting.set(id, (r) => {
+        results.push(r);
+        // A crashed worker never answers again: one crash report settles the session.
+        if (r.crash || ++replies === this.workers.length) {
+          this.waiting.delete(id);
+          resolve(results);
+        }
+      });
     });
+    const post = (m: WorkerMessage) => {
+      for (const w of this.workers) w.postMessage(m);
+    };
+    post({ kind: 'begin', session: id, flags, block: shared, claims: claims.buffer, threads: this.threads });
+    return new ParallelCheckSession(id, block, flags, claims, this.threads, post, done);
   }
 
   async close(): Promise<void> {
-    await Promise.all(this.slots.map((s) => s.worker.terminate()));
-    this.slots.length = 0;
+    await Promise.all(this.workers.map((w) => w.terminate()));
+    this.workers.length = 0;
   }
 }
 
-export class ScriptCheckSession {
-  private batch: ScriptCheckItem[] = [];
-  private batchInputs = 0;
-  /** Batches waiting for a thread. */
-  private readonly queue: ScriptCheckItem[][] = [];
-  private readonly running: Promise<WorkerResult>[] = [];
-  private readonly failures: ScriptFailure[] = [];
+/** The script checks of one block, fed transaction by transaction while its inputs are looked up. */
+export interface ScriptCheckSession {
+  /** Queues the inputs of transaction `txIndex`; spent[i] is the output its input i spends. */
+  add(tx: Transaction, txIndex: number, spent: readonly TxOut[]): void;
+  /** Resolves to the first failure found (lowest in block order), or null when every script passed. */
+  finish(): Promise<ScriptFailure | null>;
+  /** Abandons the checks (the block failed another rule); resolves once no thread works on them. */
+  abort(): Promise<void>;
+}
+
+class SerialCheckSession implements ScriptCheckSession {
+  private readonly items: ScriptCheckItem[] = [];
+
+  constructor(private readonly flags: number) {}
+
+  add(tx: Transaction, txIndex: number, spent: readonly TxOut[]): void {
+    if (!tx.isCoinbase()) this.items.push({ tx, txIndex, spent, start: 0, end: tx.inputs.length });
+  }
+
+  async finish(): Promise<ScriptFailure | null> {
+    return runScriptChecks(this.items, this.flags);
+  }
+
+  async abort(): Promise<void> {}
+}
+
+class ParallelCheckSession implements ScriptCheckSession {
+  private readonly checker: InputChecker;
+  private packet: TxOut[] = [];
+  /** Inputs whose spent outputs have been sent to the workers. */
+  private published = 0;
 
   constructor(
-    private readonly verifier: ScriptVerifier,
-    private readonly flags: number,
-    private readonly parallel: boolean,
-  ) {}
+    private readonly id: number,
+    block: Block,
+    flags: number,
+    private readonly claims: CheckClaims,
+    private readonly threads: number,
+    private readonly post: (m: WorkerMessage) => void,
+    private readonly done: Promise<WorkerReply[]>,
+  ) {
+    this.checker = new InputChecker(block, flags);
+  }
 
-  /** Queues the inputs of one transaction; spent[i] is the output its input i spends. */
-  add(tx: Transaction, txIndex: number, spent: readonly TxOut[]): void {
+  add(tx: Transaction, _txIndex: number, spent: readonly TxOut[]): void {
     if (tx.isCoinbase()) return;
-    if (!this.parallel) {
-      this.batch.push({ tx, txIndex, spent, start: 0, end: tx.inputs.length });
-      return;
-    }
-    // Large transactions are cut into batch-sized input ranges.
-    for (let start = 0; start < tx.inputs.length; ) {
-      const end = Math.min(tx.inputs.length, start + (BATCH_INPUTS - this.batchInputs));
-      this.batch.push({ tx, txIndex, spent: spent.slice(start, end), start, end });
-      this.batchInputs += end - start;
-      start = end;
-      if (this.batchInputs >= BATCH_INPUTS) this.seal();
-    }
+    this.checker.addSpent(spent);
+    for (const out of spent) this.packet.push(out);
+    if (this.packet.length >= PACKET_INPUTS) this.flush();
   }
 
-  private seal(): void {
-    if (this.batch.length === 0) return;
-    this.queue.push(this.batch);
-    this.batch = [];
-    this.batchInputs = 0;
-    for (const slot of this.verifier.freeSlots(this)) this.workerFree(slot);
+  private flush(): void {
+    if (this.packet.length === 0) return;
+    this.published += this.packet.length;
+    this.post({ kind: 'spent', session: this.id, spent: encodeSpent(this.packet), upTo: this.published });
+    this.packet = [];
   }
 
-  /** Tops up a worker with waiting batches. */
-  workerFree(slot: Parameters<ScriptVerifier['run']>[0]): void {
-    while (slot.inFlight < WORKER_DEPTH) {
-      const next = this.queue.shift();
-      if (!next) return;
-      this.running.push(this.verifier.run(slot, this, this.flags, next));
-    }
-  }
-
-  /** Resolves to the first failure (in block order), or null when every script passed. */
   async finish(): Promise<ScriptFailure | null> {
-    if (!this.parallel) return runScriptChecks(this.batch, this.flags);
-    this.seal();
-    // The calling thread works through the queue too, letting worker results (which hand out
-    // the next batches) through between its own batches.
-    for (let next = this.queue.shift(); next; next = this.queue.shift()) {
-      const f = runScriptChecks(next, this.flags);
-      if (f) this.failures.push(f);
-      await new Promise((resolve) => setImmediate(resolve));
-    }
-    const results = await Promise.all(this.running);
-    for (const r of results) {
+    this.flush();
+    // The calling thread claims chunks like any worker; it never has to wait for data.
+    let failure = this.checker.run(this.claims, this.checker.total, this.threads);
+    const replies = await this.done;
+    for (const r of replies) {
       if (r.crash) throw new Error(`script verification worker failed: ${r.crash}`);
-      if (r.failure) this.failures.push(r.failure);
+      if (r.failure && (!failure || before(r.failure, failure))) failure = r.failure;
     }
-    if (this.failures.length === 0) return null;
-    return this.failures.reduce((a, b) => (b.txIndex < a.txIndex || (b.txIndex === a.txIndex && b.input < a.input) ? b : a));
+    return failure;
   }
+
+  async abort(): Promise<void> {
+    this.claims.abort();
+    this.post({ kind: 'abort', session: this.id });
+    await this.done;
+  }
+}
+
+function before(a: ScriptFailure, b: ScriptFailure): boolean {
+  return a.txIndex < b.txIndex || (a.txIndex === b.txIndex && a.input < b.input);
 }

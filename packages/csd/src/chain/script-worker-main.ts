@@ -1,18 +1,23 @@
 import { parentPort } from 'node:worker_threads';
-import { Transaction } from '@cs/consensus';
-import { runScriptChecks } from './script-check.ts';
-import type { WorkerJob, WorkerResult } from './script-verifier.ts';
+import { WorkerSession, type WorkerMessage, type WorkerReply } from './script-work.ts';
 
 if (!parentPort) throw new Error('script-worker-main must run in a worker thread');
 const port = parentPort;
+const reply = (r: WorkerReply) => port.postMessage(r);
 
-port.on('message', (job: WorkerJob) => {
-  let result: WorkerResult;
+// One block at a time: the calling thread waits for every worker's reply before the next begins.
+let session: WorkerSession | null = null;
+
+port.on('message', (m: WorkerMessage) => {
   try {
-    const items = job.items.map((it) => ({ ...it, tx: Transaction.decode(it.tx) }));
-    result = { id: job.id, failure: runScriptChecks(items, job.flags) };
+    if (m.kind === 'begin') {
+      session = new WorkerSession(m, reply);
+      return;
+    }
+    if (session?.id !== m.session) return;
+    if (m.kind === 'spent') session.receive(m.spent);
+    else session.finish(null);
   } catch (e) {
-    result = { id: job.id, failure: null, crash: e instanceof Error ? e.message : String(e) };
+    reply({ session: m.session, failure: null, crash: e instanceof Error ? e.message : String(e) });
   }
-  port.postMessage(result);
 });
