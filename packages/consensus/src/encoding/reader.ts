@@ -12,10 +12,23 @@ export const MAX_SIZE = 0x02000000;
  */
 export class Reader {
   private pos = 0;
-  private readonly view: DataView;
+  /**
+   * Made on the first 64-bit read only: most structures never need one, and on a typed array
+   * small enough to live inside the JS heap, `.buffer` first moves the bytes out of it.
+   */
+  private wide: DataView | undefined;
 
-  constructor(readonly data: Uint8Array) {
-    this.view = new DataView(data.buffer, data.byteOffset, data.byteLength);
+  readonly data: Uint8Array;
+
+  constructor(data: Uint8Array) {
+    // A Node Buffer's slice() is a view, not a copy: reading through a plain Uint8Array keeps
+    // the copies decoders make with slice() real copies whatever the caller passed in. (`length`,
+    // not byteLength: lmdb's fast reads shorten a reused buffer by overriding its length.)
+    this.data = data.constructor === Uint8Array ? data : new Uint8Array(data.buffer, data.byteOffset, data.length);
+  }
+
+  private get view(): DataView {
+    return (this.wide ??= new DataView(this.data.buffer, this.data.byteOffset, this.data.byteLength));
   }
 
   get offset(): number {
@@ -39,23 +52,27 @@ export class Reader {
 
   u16le(): number {
     this.need(2, 'u16');
-    const v = this.view.getUint16(this.pos, true);
+    const d = this.data;
+    const p = this.pos;
     this.pos += 2;
-    return v;
+    return d[p] | (d[p + 1] << 8);
   }
 
   u32le(): number {
     this.need(4, 'u32');
-    const v = this.view.getUint32(this.pos, true);
-    this.pos += 4;
-    return v;
+    return this.int32() >>> 0;
   }
 
   i32le(): number {
     this.need(4, 'i32');
-    const v = this.view.getInt32(this.pos, true);
+    return this.int32();
+  }
+
+  private int32(): number {
+    const d = this.data;
+    const p = this.pos;
     this.pos += 4;
-    return v;
+    return d[p] | (d[p + 1] << 8) | (d[p + 2] << 16) | (d[p + 3] << 24);
   }
 
   u64le(): bigint {

@@ -67,40 +67,20 @@ export class Transaction implements TxData {
 
   /**
    * Reads one transaction the way Core's UnserializeTransaction does: an empty input list
-   * followed by a non-zero flag byte introduces the extended (witness) format.
+   * followed by a non-zero flag byte introduces the extended (witness) format. The transaction
+   * keeps a private copy of its own serialization, and its scripts, witness items and prevout
+   * hashes are views into that copy: one allocation per transaction instead of one per field,
+   * and nothing of the input (a whole block, say) stays alive through it.
    */
   static read(r: Reader, opts: TxDecodeOptions = {}): Transaction {
-    const allowWitness = opts.allowWitness ?? true;
-    const version = r.i32le();
-    let flags = 0;
-    let inputs = readInputs(r);
-    let outputs: TxOut[];
-    if (inputs.length === 0 && allowWitness) {
-      flags = r.u8();
-      if (flags !== 0) {
-        inputs = readInputs(r);
-        outputs = readOutputs(r);
-      } else {
-        outputs = [];
-      }
-    } else {
-      outputs = readOutputs(r);
-    }
-    if (flags & 1) {
-      flags ^= 1;
-      let any = false;
-      inputs = inputs.map((input) => {
-        const count = r.compactSize();
-        const witness: Uint8Array[] = [];
-        for (let i = 0; i < count; i++) witness.push(r.varBytes().slice());
-        if (count > 0) any = true;
-        return { ...input, witness };
-      });
-      if (!any) throw new DecodeError('invalid', 'superfluous witness record');
-    }
-    if (flags) throw new DecodeError('invalid', 'unknown transaction optional data');
-    const locktime = r.u32le();
-    return new Transaction({ version, inputs, outputs, locktime });
+    const start = r.offset;
+    readFields(r, opts);
+    const own = r.data.slice(start, r.offset);
+    const tx = new Transaction(readFields(new Reader(own), opts));
+    // Canonical encodings only were accepted, so serializing again would give these very bytes.
+    if (tx.hasWitness) tx.cache.full = own;
+    else tx.cache.base = own;
+    return tx;
   }
 
   get hasWitness(): boolean {
@@ -178,15 +158,48 @@ export class Transaction implements TxData {
   }
 }
 
-function readInputs(r: Reader): TxIn[] {
+/** The fields of a transaction, as views into the reader's bytes. */
+function readFields(r: Reader, opts: TxDecodeOptions): TxData {
+  const allowWitness = opts.allowWitness ?? true;
+  const version = r.i32le();
+  let flags = 0;
+  let inputs = readInputs(r);
+  let outputs: TxOut[];
+  if (inputs.length === 0 && allowWitness) {
+    flags = r.u8();
+    if (flags !== 0) {
+      inputs = readInputs(r);
+      outputs = readOutputs(r);
+    } else {
+      outputs = [];
+    }
+  } else {
+    outputs = readOutputs(r);
+  }
+  if (flags & 1) {
+    flags ^= 1;
+    let any = false;
+    for (const input of inputs) {
+      const count = r.compactSize();
+      for (let i = 0; i < count; i++) input.witness.push(r.varBytes());
+      if (count > 0) any = true;
+    }
+    if (!any) throw new DecodeError('invalid', 'superfluous witness record');
+  }
+  if (flags) throw new DecodeError('invalid', 'unknown transaction optional data');
+  const locktime = r.u32le();
+  return { version, inputs, outputs, locktime };
+}
+
+function readInputs(r: Reader): (TxIn & { witness: Uint8Array[] })[] {
   const count = r.compactSize();
-  const inputs: TxIn[] = [];
+  const inputs: (TxIn & { witness: Uint8Array[] })[] = [];
   // Growing the array per decoded element (rather than allocating `count` up front) keeps a
   // lying count from causing a huge allocation: each element consumes at least 41 bytes.
   for (let i = 0; i < count; i++) {
-    const txid = r.bytes(32, 'prevout hash').slice();
+    const txid = r.bytes(32, 'prevout hash');
     const vout = r.u32le();
-    const scriptSig = r.varBytes().slice();
+    const scriptSig = r.varBytes();
     const sequence = r.u32le();
     inputs.push({ prevout: { txid, vout }, scriptSig, sequence, witness: [] });
   }
@@ -198,7 +211,7 @@ function readOutputs(r: Reader): TxOut[] {
   const outputs: TxOut[] = [];
   for (let i = 0; i < count; i++) {
     const value = r.i64le();
-    const scriptPubKey = r.varBytes().slice();
+    const scriptPubKey = r.varBytes();
     outputs.push({ value, scriptPubKey });
   }
   return outputs;

@@ -2,7 +2,7 @@ import { type TxData, WITNESS_SCALE_FACTOR, isNullOutPoint } from '../primitives
 import { ScriptFlags } from './flags.ts';
 import { Op, decodeOpN } from './opcodes.ts';
 import { MAX_PUBKEYS_PER_MULTISIG, ScriptReader } from './script.ts';
-import { isPayToScriptHash, isPushOnly, witnessProgram } from './standard.ts';
+import { isPayToScriptHash, isPushOnly, isWitnessProgram } from './standard.ts';
 
 /**
  * Core's CScript::GetSigOpCount(fAccurate), the sigop count of a script for the block limit: a
@@ -46,10 +46,12 @@ function lastPush(scriptSig: Uint8Array): Uint8Array | null {
   return data;
 }
 
-function witnessSigOps(version: number, program: Uint8Array, witness: readonly Uint8Array[]): number {
-  if (version === 0) {
-    if (program.length === 20) return 1;
-    if (program.length === 32 && witness.length > 0) return legacySigOpCount(witness[witness.length - 1], true);
+/** Sigops of spending witness program `script` (one that passes isWitnessProgram). */
+function witnessSigOps(script: Uint8Array, witness: readonly Uint8Array[]): number {
+  if (script[0] === Op.OP_0) {
+    const programLength = script.length - 2;
+    if (programLength === 20) return 1;
+    if (programLength === 32 && witness.length > 0) return legacySigOpCount(witness[witness.length - 1], true);
   }
   return 0;
 }
@@ -62,12 +64,10 @@ export function countWitnessSigOps(
   flags: number,
 ): number {
   if (!(flags & ScriptFlags.WITNESS)) return 0;
-  const wp = witnessProgram(scriptPubKey);
-  if (wp !== null) return witnessSigOps(wp.version, wp.program, witness);
+  if (isWitnessProgram(scriptPubKey)) return witnessSigOps(scriptPubKey, witness);
   if (isPayToScriptHash(scriptPubKey) && isPushOnly(scriptSig)) {
     const redeemScript = lastPush(scriptSig);
-    const inner = redeemScript === null ? null : witnessProgram(redeemScript);
-    if (inner !== null) return witnessSigOps(inner.version, inner.program, witness);
+    if (redeemScript !== null && isWitnessProgram(redeemScript)) return witnessSigOps(redeemScript, witness);
   }
   return 0;
 }

@@ -34,16 +34,16 @@ export interface WitnessProgram {
 
 /** Core's IsWitnessProgram: a version opcode (OP_0, OP_1..OP_16) and one 2..40-byte direct push, nothing else. */
 export function witnessProgram(script: Uint8Array): WitnessProgram | null {
-  const len = script.length;
-  if (len < 4 || len > 42) return null;
-  const v = script[0];
-  if (v !== Op.OP_0 && (v < Op.OP_1 || v > Op.OP_16)) return null;
-  if (script[1] + 2 !== len) return null;
-  return { version: decodeOpN(v), program: script.subarray(2) };
+  return isWitnessProgram(script) ? { version: decodeOpN(script[0]), program: script.subarray(2) } : null;
 }
 
+/** Core's IsWitnessProgram test alone: the version is decodeOpN(script[0]), the program script[2..]. */
 export function isWitnessProgram(script: Uint8Array): boolean {
-  return witnessProgram(script) !== null;
+  const len = script.length;
+  if (len < 4 || len > 42) return false;
+  const v = script[0];
+  if (v !== Op.OP_0 && (v < Op.OP_1 || v > Op.OP_16)) return false;
+  return script[1] + 2 === len;
 }
 
 /** Core's IsUnspendable: OP_RETURN outputs and oversized scripts can never be spent. */

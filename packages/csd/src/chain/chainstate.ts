@@ -17,13 +17,16 @@ import {
 } from '@cs/consensus';
 import type { ChainDatabase } from '../storage/database.ts';
 import { BlockIndexEntry, BlockStatus, FAILED_MASK, betterTip, decodeIndexRecord, findFork } from './block-index.ts';
-import { coinKey, decodeCoin, encodeCoin, type Coin } from './coins.ts';
+import { coinKey, decodeCoin, encodeCoin, writeCoinKey, type Coin } from './coins.ts';
 import { planConnect } from './connect.ts';
 import { nextWorkRequired } from './difficulty.ts';
 import { ChainEvents } from './events.ts';
 import { describeScriptFailure } from './script-check.ts';
 import type { ScriptVerifier } from './script-verifier.ts';
 import { decodeUndo, encodeUndo, type BlockUndo } from './undo.ts';
+
+/** Scratch key for coin reads (LMDB copies the key into its own buffer). */
+const lookupKey = new Uint8Array(36);
 
 /** Outcome of offering a block, in submitblock's terms (BIP22). */
 export type ProcessResult =
@@ -260,7 +263,13 @@ export class Chain {
 
   /** An unspent output of the active chain's UTXO set. */
   getCoin(p: OutPoint): Coin | undefined {
-    const raw = this.db.tables.coins.get(coinKey(p));
+    return this.getCoinByKey(writeCoinKey(p, lookupKey));
+  }
+
+  /** The coin stored under a coinKey. */
+  getCoinByKey(key: Uint8Array): Coin | undefined {
+    // The fast read returns LMDB's reused buffer: decoding copies out what it keeps right away.
+    const raw = this.db.tables.coins.getBinaryFast(key as Buffer);
     return raw ? decodeCoin(raw) : undefined;
   }
 

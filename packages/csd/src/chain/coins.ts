@@ -11,10 +11,17 @@ export interface Coin {
 
 /** txid (internal order) ‖ big-endian index: outputs of one transaction sort together. */
 export function coinKey(p: OutPoint): Buffer {
-  const key = Buffer.allocUnsafe(36);
-  key.set(p.txid, 0);
-  key.writeUInt32BE(p.vout, 32);
-  return key;
+  return writeCoinKey(p, Buffer.allocUnsafe(36));
+}
+
+/** coinKey written into `into` (36 bytes), e.g. a scratch key for a lookup. */
+export function writeCoinKey<T extends Uint8Array>(p: OutPoint, into: T): T {
+  into.set(p.txid, 0);
+  into[32] = p.vout >>> 24;
+  into[33] = p.vout >>> 16;
+  into[34] = p.vout >>> 8;
+  into[35] = p.vout;
+  return into;
 }
 
 export function outPointFromKey(key: Uint8Array): OutPoint {

@@ -8,7 +8,6 @@ import {
   outpointKey,
   type Block,
   type ChainParams,
-  type OutPoint,
   type Transaction,
   type TxOut,
 } from '@cs/consensus';
@@ -19,7 +18,8 @@ import type { BlockUndo } from './undo.ts';
 
 /** Read access to the UTXO set as of the block's parent. */
 export interface CoinSource {
-  getCoin(p: OutPoint): Coin | undefined;
+  /** The unspent coin stored under `key` (a coinKey), if any. */
+  getCoinByKey(key: Uint8Array): Coin | undefined;
 }
 
 /** Everything applying a block changes, computed before anything is written. */
@@ -53,6 +53,7 @@ export function planConnect(
   const height = entry.height;
   const parent = entry.prev;
   if (!parent) throw new Error('the genesis block is never connected through planConnect');
+  // Keyed by the coin key read as latin1: one character per byte, the cheapest string of it.
   const inBlock = new Map<string, { key: Buffer; coin: Coin }>();
   const spentKeys: Buffer[] = [];
   const spentFromSet = new Set<string>();
@@ -67,21 +68,22 @@ export function planConnect(
     if (!coinbase) {
       let valueIn = 0n;
       for (const input of tx.inputs) {
-        const k = outpointKey(input.prevout);
+        const key = coinKey(input.prevout);
+        const k = key.toString('latin1');
         let coin: Coin | undefined;
         const created = inBlock.get(k);
         if (created) {
           coin = created.coin;
           inBlock.delete(k);
         } else if (!spentFromSet.has(k)) {
-          coin = coins.getCoin(input.prevout);
+          coin = coins.getCoinByKey(key);
           if (coin) {
             spentFromSet.add(k);
-            spentKeys.push(coinKey(input.prevout));
+            spentKeys.push(key);
           }
         }
         if (!coin) {
-          throw new ValidationError('bad-txns-inputs-missingorspent', `tx ${tx.txidHex} input ${k} missing or spent`);
+          throw new ValidationError('bad-txns-inputs-missingorspent', `tx ${tx.txidHex} input ${outpointKey(input.prevout)} missing or spent`);
         }
         if (coin.coinbase && height - coin.height < params.coinbaseMaturity) {
           throw new ValidationError('bad-txns-premature-spend-of-coinbase', `tried to spend coinbase at depth ${height - coin.height}`);
@@ -107,8 +109,8 @@ export function planConnect(
     tx.outputs.forEach((out, vout) => {
       // Provably unspendable outputs never enter the UTXO set (Core's AddCoins).
       if (isUnspendable(out.scriptPubKey)) return;
-      const p = { txid: tx.txid, vout };
-      inBlock.set(outpointKey(p), { key: coinKey(p), coin: coinFromOutput(out, height, coinbase) });
+      const key = coinKey({ txid: tx.txid, vout });
+      inBlock.set(key.toString('latin1'), { key, coin: coinFromOutput(out, height, coinbase) });
     });
   }
 
