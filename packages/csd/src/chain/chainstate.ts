@@ -397,11 +397,13 @@ export class Chain {
   private async connectTip(entry: BlockIndexEntry): Promise<boolean> {
     const raw = this.readRawBlock(entry);
     if (!raw) throw new Error(`block ${entry.hashHex} is indexed as stored but missing from the database`);
-    const block = Block.decode(raw);
     const flags = MANDATORY_SCRIPT_VERIFY_FLAGS;
-    const checks = this.verifier.session(block, raw, flags);
+    // Workers start decoding their copy of the block while this thread decodes its own.
+    const checks = this.verifier.session(raw, flags);
+    let block: Block;
     let plan;
     try {
+      block = Block.decode(raw);
       plan = planConnect(block, entry, this, this.params, flags, (tx, t, spent) => checks.add(tx, t, spent));
     } catch (e) {
       await checks.abort();

@@ -43,7 +43,7 @@ function feed(session: ScriptCheckSession, block: Block, upTo = block.txs.length
 }
 
 async function verify(verifier: ScriptVerifier, block: Block) {
-  const session = verifier.session(block, block.encode(), MANDATORY_SCRIPT_VERIFY_FLAGS);
+  const session = verifier.session(block.encode(), MANDATORY_SCRIPT_VERIFY_FLAGS);
   feed(session, block);
   return session.finish();
 }
@@ -78,7 +78,7 @@ test('with several failing inputs one of them is reported', async () => {
 
 test('an aborted session ends every thread, and the next block verifies normally', async () => {
   const block = makeBlock([200, 200, 200], [[3, 5]]);
-  const session = parallel.session(block, block.encode(), MANDATORY_SCRIPT_VERIFY_FLAGS);
+  const session = parallel.session(block.encode(), MANDATORY_SCRIPT_VERIFY_FLAGS);
   // The inputs of the first two transactions were looked up; then the block failed another rule.
   feed(session, block, 2);
   await session.abort();

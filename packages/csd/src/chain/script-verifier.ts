@@ -1,11 +1,15 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
-import type { Block, Transaction, TxOut } from '@cs/consensus';
+import type { Transaction, TxOut } from '@cs/consensus';
 import { runScriptChecks, type ScriptCheckItem, type ScriptFailure } from './script-check.ts';
 import { CheckClaims, InputChecker, encodeSpent, type WorkerMessage, type WorkerReply } from './script-work.ts';
 
-/** Below this many inputs in a block, starting the workers costs more than the parallelism gains. */
-const PARALLEL_MIN_INPUTS = 64;
+/**
+ * Blocks smaller than this are verified on the calling thread: starting the workers costs more
+ * than the parallelism gains. The size of 64 inputs (41 bytes each at least), so that the
+ * workers start on the raw block before the calling thread has even decoded it.
+ */
+const PARALLEL_MIN_BYTES = 64 * 41;
 
 /**
  * Spent outputs are sent to the workers in packets of at least this many inputs: a message per
@@ -50,9 +54,8 @@ export class ScriptVerifier {
    * The script checks of one block under one set of flags. `raw` is the block's serialization:
    * workers decode their own copy of the transactions from it.
    */
-  session(block: Block, raw: Uint8Array, flags: number): ScriptCheckSession {
-    const inputs = block.txs.reduce((n, tx) => n + (tx.isCoinbase() ? 0 : tx.inputs.length), 0);
-    if (this.workers.length === 0 || inputs < PARALLEL_MIN_INPUTS) return new SerialCheckSession(flags);
+  session(raw: Uint8Array, flags: number): ScriptCheckSession {
+    if (this.workers.length === 0 || raw.length < PARALLEL_MIN_BYTES) return new SerialCheckSession(flags);
     if (this.crashed) throw new Error(`script verification worker failed: ${this.crashed}`);
     const id = this.nextId++;
     const shared = new Uint8Array(new SharedArrayBuffer(raw.length));
@@ -74,7 +77,7 @@ export class ScriptVerifier {
       for (const w of this.workers) w.postMessage(m);
     };
     post({ kind: 'begin', session: id, flags, block: shared, claims: claims.buffer, threads: this.threads });
-    return new ParallelCheckSession(id, block, flags, claims, this.threads, post, done);
+    return new ParallelCheckSession(id, flags, claims, this.threads, post, done);
   }
 
   async close(): Promise<void> {
@@ -117,18 +120,18 @@ class ParallelCheckSession implements ScriptCheckSession {
 
   constructor(
     private readonly id: number,
-    block: Block,
     flags: number,
     private readonly claims: CheckClaims,
     private readonly threads: number,
     private readonly post: (m: WorkerMessage) => void,
     private readonly done: Promise<WorkerReply[]>,
   ) {
-    this.checker = new InputChecker(block, flags);
+    this.checker = new InputChecker(flags);
   }
 
-  add(tx: Transaction, _txIndex: number, spent: readonly TxOut[]): void {
+  add(tx: Transaction, txIndex: number, spent: readonly TxOut[]): void {
     if (tx.isCoinbase()) return;
+    this.checker.addTransaction(tx, txIndex);
     this.checker.addSpent(spent);
     for (const out of spent) this.packet.push(out);
     if (this.packet.length >= PACKET_INPUTS) this.flush();

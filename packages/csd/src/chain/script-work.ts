@@ -76,32 +76,37 @@ export class CheckClaims {
 }
 
 /**
- * One thread's view of a block being verified: the block's inputs in order, the outputs they
- * spend as far as they are known, and BIP143's per-transaction hashes computed once per thread.
+ * One thread's view of a block being verified: the block's inputs in order (coinbase excluded),
+ * the outputs they spend as far as they are known, and BIP143's per-transaction hashes computed
+ * once per thread.
  */
 export class InputChecker {
-  private readonly txOf: Int32Array;
-  private readonly inputOf: Int32Array;
+  private readonly txOf: number[] = [];
+  private readonly inputOf: number[] = [];
+  private readonly txs = new Map<number, Transaction>();
   private readonly spent: TxOut[] = [];
   private readonly txdata = new Map<number, PrecomputedTxData>();
 
-  constructor(
-    private readonly block: Block,
-    private readonly flags: number,
-  ) {
-    const total = block.txs.reduce((n, tx) => n + (tx.isCoinbase() ? 0 : tx.inputs.length), 0);
-    this.txOf = new Int32Array(total);
-    this.inputOf = new Int32Array(total);
-    let k = 0;
-    block.txs.forEach((tx, t) => {
-      if (tx.isCoinbase()) return;
-      for (let i = 0; i < tx.inputs.length; i++, k++) {
-        this.txOf[k] = t;
-        this.inputOf[k] = i;
-      }
-    });
+  constructor(private readonly flags: number) {}
+
+  /** A checker that knows every input of `block` from the start (a worker's). */
+  static forBlock(block: Block, flags: number): InputChecker {
+    const checker = new InputChecker(flags);
+    block.txs.forEach((tx, t) => checker.addTransaction(tx, t));
+    return checker;
   }
 
+  /** Appends the inputs of block transaction `txIndex` (nothing for the coinbase). */
+  addTransaction(tx: Transaction, txIndex: number): void {
+    if (tx.isCoinbase()) return;
+    this.txs.set(txIndex, tx);
+    for (let i = 0; i < tx.inputs.length; i++) {
+      this.txOf.push(txIndex);
+      this.inputOf.push(i);
+    }
+  }
+
+  /** Inputs known so far. */
   get total(): number {
     return this.txOf.length;
   }
@@ -123,7 +128,7 @@ export class InputChecker {
     for (let c = claims.claim(limit, this.total, threads); c; c = claims.claim(limit, this.total, threads)) {
       for (let k = c[0]; k < c[1]; k++) {
         const t = this.txOf[k];
-        const tx: Transaction = this.block.txs[t];
+        const tx = this.txs.get(t)!;
         let txdata = this.txdata.get(t);
         if (!txdata) this.txdata.set(t, (txdata = new PrecomputedTxData(tx)));
         const r = verifyInput(tx, this.inputOf[k], this.spent[k], this.flags, txdata);
@@ -180,7 +185,7 @@ export class WorkerSession {
   ) {
     this.id = begin.session;
     this.threads = begin.threads;
-    this.checker = new InputChecker(Block.decode(begin.block), begin.flags);
+    this.checker = InputChecker.forBlock(Block.decode(begin.block), begin.flags);
     this.claims = CheckClaims.attach(begin.claims);
   }
 
