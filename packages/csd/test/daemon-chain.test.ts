@@ -23,6 +23,11 @@ test('mine 200+ blocks, spend coinbases with raw transactions, reorg by invalida
     assert.equal(hashes.length, 210);
     const info = await d.call<{ chain: string; blocks: number; bestblockhash: string; pruned: boolean }>('getblockchaininfo');
     assert.deepEqual([info.chain, info.blocks, info.bestblockhash, info.pruned], ['regtest', 210, hashes[209], false]);
+    // Operators see the connects in /metrics: one observation per block, the height, no inputs yet.
+    const metrics = (await d.http('', { method: 'GET', path: '/metrics' })).body;
+    assert.match(metrics, /^csd_block_connect_duration_seconds_count 210$/m);
+    assert.match(metrics, /^csd_block_connect_inputs_total 0$/m);
+    assert.match(metrics, /^csd_chain_height 210$/m);
 
     // The coinbase of block 1 is mature (209 confirmations); spend it with a raw transaction.
     const block1 = await d.call<Block1>('getblock', hashes[0]);

@@ -164,6 +164,12 @@ test('parallel script verification across worker threads accepts good and reject
     let r = await chain.processBlock(nextBlock(chain, { txs: [bad], fees: 1000n }));
     assert.equal(r.status === 'rejected' && r.reason, 'mandatory-script-verify-flag-failed (OP_RETURN was encountered)');
     assert.match(r.status === 'rejected' ? r.debug : '', / input 77$/);
+    const timings: { inputs: number; seconds: number }[] = [];
+    chain.events.on('connect', ({ timing }) => timings.push(timing));
     r = await chain.processBlock(nextBlock(chain, { txs: [good], fees: 1000n }));
     assert.equal(r.status, 'accepted');
+    // The connect event says how many inputs the block made the chain verify, and how long it took.
+    assert.equal(timings.length, 1);
+    assert.equal(timings[0].inputs, 100);
+    assert.ok(Number.isFinite(timings[0].seconds) && timings[0].seconds > 0);
   }, 2));

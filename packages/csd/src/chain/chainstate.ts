@@ -395,6 +395,7 @@ export class Chain {
   }
 
   private async connectTip(entry: BlockIndexEntry): Promise<boolean> {
+    const started = performance.now();
     const raw = this.readRawBlock(entry);
     if (!raw) throw new Error(`block ${entry.hashHex} is indexed as stored but missing from the database`);
     const flags = MANDATORY_SCRIPT_VERIFY_FLAGS;
@@ -428,8 +429,11 @@ export class Chain {
     this.active[entry.height] = entry;
     this.active.length = entry.height + 1;
     this.candidates.delete(entry);
+    const inputs = plan.undo.reduce((n, spent) => n + spent.length, 0);
+    const timing = { inputs, seconds: (performance.now() - started) / 1000 };
     if (entry.height % 1000 === 0) this.log.info({ height: entry.height, hash: entry.hashHex }, 'connected block');
-    this.events.emit('connect', { block, entry, undo: plan.undo });
+    this.log.debug({ height: entry.height, inputs, ms: timing.seconds * 1000 }, 'connect timing');
+    this.events.emit('connect', { block, entry, undo: plan.undo, timing });
     return true;
   }
 

@@ -10,6 +10,14 @@ export interface ChainBlockEvent {
   readonly undo: BlockUndo;
 }
 
+/** What connecting a block cost, as Core's -debug=bench reports it. */
+export interface ConnectTiming {
+  /** Inputs whose coins were looked up and scripts verified (coinbase excluded). */
+  readonly inputs: number;
+  /** The whole connect: reading and decoding the block, checks, scripts, the atomic write. */
+  readonly seconds: number;
+}
+
 /**
  * What the chain announces. Everything above the chain (mempool, wallet, indexes, ZeroMQ,
  * WebSocket, later P2P and OPoI state) subscribes here instead of reaching into storage.
@@ -17,7 +25,7 @@ export interface ChainBlockEvent {
  * (A type alias rather than an interface, so that it fits TypedEvents' index signature.)
  */
 export type ChainEventMap = {
-  connect: [ChainBlockEvent];
+  connect: [ChainBlockEvent & { readonly timing: ConnectTiming }];
   disconnect: [ChainBlockEvent];
   /** The active tip changed (once per activation, after all connects and disconnects). */
   tip: [BlockIndexEntry];

@@ -2,6 +2,7 @@ import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { Chain } from '../chain/chainstate.ts';
+import { registerChainMetrics } from '../chain/metrics.ts';
 import { ScriptVerifier } from '../chain/script-verifier.ts';
 import type { NodeConfig } from '../config/node-config.ts';
 import { removeCookie, writeCookie, type RpcCredentials } from '../datadir/cookie.ts';
@@ -83,6 +84,7 @@ export class Node {
     const ctx: NodeContext = { config, params: config.network, chain, mempool, feeEstimator, clock, log, ...indexes, wallet };
 
     const registry = new RpcRegistry(new Warmup('Loading block index...'));
+    registerChainMetrics(registry.metrics, chain);
     registerControlMethods(registry, { shutdown: requestShutdown, startedAt });
     registerNodeMethods(registry, ctx);
     const rpc = o.server ? await startRpc(config, registry, log) : null;
