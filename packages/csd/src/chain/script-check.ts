@@ -1,14 +1,12 @@
 import { PrecomputedTxData, scriptErrorString, verifyInput, type ScriptError, type Transaction, type TxOut } from '@cs/consensus';
 
-/** A contiguous range of one transaction's inputs, with the outputs those inputs spend. */
+/** One transaction's inputs, with the outputs those inputs spend. */
 export interface ScriptCheckItem {
   readonly tx: Transaction;
   /** Index (in the block) of the transaction, for error reports. */
   readonly txIndex: number;
-  /** spent[i] is the output spent by input start + i. */
+  /** spent[i] is the output spent by input i. */
   readonly spent: readonly TxOut[];
-  readonly start: number;
-  readonly end: number;
 }
 
 export interface ScriptFailure {
@@ -21,10 +19,10 @@ export interface ScriptFailure {
 export function runScriptChecks(items: readonly ScriptCheckItem[], flags: number): ScriptFailure | null {
   for (const item of items) {
     // One PrecomputedTxData per transaction: BIP143's hashPrevouts/hashSequence/hashOutputs are
-    // computed once however many inputs the range holds.
+    // computed once however many inputs it has.
     const txdata = new PrecomputedTxData(item.tx);
-    for (let i = item.start; i < item.end; i++) {
-      const r = verifyInput(item.tx, i, item.spent[i - item.start], flags, txdata);
+    for (let i = 0; i < item.tx.inputs.length; i++) {
+      const r = verifyInput(item.tx, i, item.spent[i], flags, txdata);
       if (!r.ok) return { txIndex: item.txIndex, input: i, error: r.error };
     }
   }

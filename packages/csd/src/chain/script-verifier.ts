@@ -102,7 +102,7 @@ class SerialCheckSession implements ScriptCheckSession {
   constructor(private readonly flags: number) {}
 
   add(tx: Transaction, txIndex: number, spent: readonly TxOut[]): void {
-    if (!tx.isCoinbase()) this.items.push({ tx, txIndex, spent, start: 0, end: tx.inputs.length });
+    if (!tx.isCoinbase()) this.items.push({ tx, txIndex, spent });
   }
 
   async finish(): Promise<ScriptFailure | null> {

@@ -106,7 +106,7 @@ export class InputChecker {
     }
   }
 
-  /** Inputs known so far. */
+  /** Inputs listed so far: the whole block's for a worker, those planned so far for the connecting thread. */
   get total(): number {
     return this.txOf.length;
   }

@@ -50,7 +50,7 @@ export function testBlockValidity(chain: Chain, block: Block, opts: ValidityOpti
   const entry = BlockIndexEntry.child(block.header, tip, 0);
   const items: ScriptCheckItem[] = [];
   const plan = planConnect(block, entry, chain, params, MANDATORY_SCRIPT_VERIFY_FLAGS, (tx, txIndex, spent) => {
-    if (!tx.isCoinbase()) items.push({ tx, txIndex, spent, start: 0, end: tx.inputs.length });
+    if (!tx.isCoinbase()) items.push({ tx, txIndex, spent });
   });
   // On this thread: a proposal or generateblock is one block, and the chain's worker pool is its own.
   const failure = runScriptChecks(items, MANDATORY_SCRIPT_VERIFY_FLAGS);
