@@ -14,7 +14,7 @@ interface NativeSecp256k1 {
   publicKeyTweakAdd(key: Uint8Array, tweak: Uint8Array, compressed?: boolean): Uint8Array;
   signatureNormalize(sig: Uint8Array): Uint8Array;
   signatureExport(sig: Uint8Array): Uint8Array;
-  ecdsaSign(msg32: Uint8Array, key: Uint8Array): { signature: Uint8Array; recid: number };
+  ecdsaSign(msg32: Uint8Array, key: Uint8Array, options?: { data?: Uint8Array }): { signature: Uint8Array; recid: number };
   ecdsaVerify(sig: Uint8Array, msg32: Uint8Array, key: Uint8Array): boolean;
   ecdsaRecover(sig: Uint8Array, recid: number, msg32: Uint8Array, compressed?: boolean): Uint8Array;
 }
@@ -58,6 +58,23 @@ export function isLowS(sig64: Uint8Array): boolean {
 /** Deterministic (RFC 6979) low-S signature. */
 export function ecdsaSign(msg32: Uint8Array, privkey: Uint8Array): { signature: Uint8Array; recid: number } {
   return native.ecdsaSign(msg32, privkey);
+}
+
+/**
+ * Deterministic low-S signature whose r has its top bit clear, as Core's CKey::Sign grinds it: try
+ * plain RFC 6979, then RFC 6979 with extra entropy holding a little-endian counter 1, 2, ... until
+ * r < 2^255. Such an r needs no DER sign byte, so the DER signature is at most 70 bytes, which
+ * lets wallets size fees for 71-byte signatures instead of 72. About two tries on average.
+ */
+export function ecdsaSignLowR(msg32: Uint8Array, privkey: Uint8Array): Uint8Array {
+  let { signature } = native.ecdsaSign(msg32, privkey);
+  const entropy = new Uint8Array(32);
+  const view = new DataView(entropy.buffer);
+  for (let counter = 1; signature[0] >= 0x80; counter++) {
+    view.setUint32(0, counter, true);
+    signature = native.ecdsaSign(msg32, privkey, { data: entropy }).signature;
+  }
+  return signature;
 }
 
 export function ecdsaRecover(sig64: Uint8Array, recid: number, msg32: Uint8Array, compressed: boolean): Uint8Array | null {

@@ -83,7 +83,7 @@ function fund(values: bigint[], pay: bigint, subtractFee = false) {
     longTermRate: 10_000n,
     dustRelayFee: 3000n,
     changeScript: p2wpkhScript(new Uint8Array(20).fill(8)),
-    changeSpendWeight: 272,
+    changeSpendWeight: 271,
     random: seeded(7),
   });
 }
@@ -92,8 +92,8 @@ test('funding: change when it is worth it, and the fee paid matches the rate on 
   const withChange = fund([1_000_000n, 5_000_000n], 2_000_000n);
   assert.equal(withChange.changePosition >= 0, true);
   assert.equal(withChange.tx.outputs.length, 2);
-  // Every input signs with at most 72 signature bytes; the fee is for that size.
-  const signedVsize = Math.ceil((withChange.tx.weight + withChange.coins.length * 108 + 2) / 4);
+  // Every input is sized with a 71-byte (low-r) signature; the fee is for that size.
+  const signedVsize = Math.ceil((withChange.tx.weight + withChange.coins.length * 107 + 2) / 4);
   assert.equal(withChange.fee, feeForSize(10_000n, signedVsize));
 
   // A coin just above the payment plus fee: no change, the rest goes to the fee.

@@ -94,7 +94,7 @@ function fund(
   const changeScript = opts.changeScript ?? reserved!.script;
   const changePlan = planInput(changeScript, keys);
   // A foreign change address is assumed to be spent like ours (P2WPKH-sized) for the cost of change.
-  const changeSpendWeight = changePlan ? plannedInputWeight(changePlan) : 272;
+  const changeSpendWeight = changePlan ? plannedInputWeight(changePlan) : 271;
   const funded = fundTransaction({
     version: base.version,
     locktime: base.locktime,

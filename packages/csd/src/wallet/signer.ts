@@ -1,7 +1,7 @@
 /**
  * Signing transaction inputs (Core's ProduceSignature/SignTransaction for single-key scripts):
  * P2WPKH, P2PKH, P2PK and P2SH-wrapped P2WPKH. The same plans give the size of each input with a
- * maximum-size signature (Core's DummySignatureCreator), which is what fees are computed on.
+ * maximum-size (low-r) signature (Core's DummySignatureCreator), which is what fees are computed on.
  * Multisig and other script templates are not signed here: such inputs are reported as errors.
  */
 import {
@@ -12,7 +12,7 @@ import {
   bytesEqual,
   compactSizeLength,
   concatBytes,
-  ecdsaSign,
+  ecdsaSignLowR,
   hash160,
   hashToHex,
   legacySignatureHash,
@@ -43,8 +43,11 @@ export type InputPlan =
   | { readonly kind: 'p2pk'; readonly publicKey: Uint8Array }
   | { readonly kind: 'p2sh-p2wpkh'; readonly publicKey: Uint8Array; readonly redeemScript: Uint8Array };
 
-/** Core's maximum signature size: 71 bytes of DER plus the sighash byte. */
-const MAX_SIGNATURE_BYTES = 72;
+/**
+ * Signatures are ground to a low r (ecdsaSignLowR), so they take at most 70 bytes of DER plus the
+ * sighash byte: Core's DummySignatureCreator size for its own keys.
+ */
+const MAX_SIGNATURE_BYTES = 71;
 const DUMMY_SIGNATURE = new Uint8Array(MAX_SIGNATURE_BYTES);
 
 /** How an output script can be spent with the keys at hand, or null when it cannot. */
@@ -120,7 +123,7 @@ function signInput(tx: Transaction, index: number, spent: TxOut, plan: InputPlan
   const code = scriptCode(plan, spent);
   const witnessV0 = plan.kind === 'p2wpkh' || plan.kind === 'p2sh-p2wpkh';
   const sighash = witnessV0 ? witnessV0SignatureHash(code, tx, index, hashType, spent.value, txdata) : legacySignatureHash(code, tx, index, hashType);
-  const sig = concatBytes(signatureToDER(ecdsaSign(sighash, privateKey).signature), Uint8Array.of(hashType & 0xff));
+  const sig = concatBytes(signatureToDER(ecdsaSignLowR(sighash, privateKey)), Uint8Array.of(hashType & 0xff));
   return { ...tx.inputs[index], ...solution(plan, sig) };
 }
 
