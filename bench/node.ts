@@ -6,12 +6,10 @@
 //   node --import tsx bench/node.ts
 import { registerBlockchainMethods } from '../packages/csd/src/rpc/methods/blockchain.ts';
 import { withRpcNode } from '../packages/csd/test/rpc-harness.ts';
-import { benchChainConnect } from './chain-connect.ts';
+import { benchChainConnect, describeChainConnect } from './chain-connect.ts';
 import { benchRpcHttp } from './rpc-http.ts';
 
-const connect = await benchChainConnect();
-console.log(`block connect, 2,000 P2WPKH inputs, ${connect.threads} script threads: ${connect.usPerInput.toFixed(1)} us/input; raw single-thread verify ${connect.rawUsPerInput.toFixed(1)} us/input`);
-console.log(`connect rate / raw single-core verify rate: ${connect.speedup.toFixed(2)}x (goal >= 1.5x); with one script thread: ${connect.singleThreadRatio.toFixed(2)}x`);
+for (const line of describeChainConnect(await benchChainConnect())) console.log(line);
 
 await withRpcNode(
   () => undefined,

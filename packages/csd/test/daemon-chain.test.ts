@@ -27,6 +27,7 @@ test('mine 200+ blocks, spend coinbases with raw transactions, reorg by invalida
     const metrics = (await d.http('', { method: 'GET', path: '/metrics' })).body;
     assert.match(metrics, /^csd_block_connect_duration_seconds_count 210$/m);
     assert.match(metrics, /^csd_block_connect_inputs_total 0$/m);
+    for (const phase of ['plan', 'scripts', 'write']) assert.match(metrics, new RegExp(`^csd_block_connect_phase_seconds_count\\{phase="${phase}"\\} 210$`, 'm'));
     assert.match(metrics, /^csd_chain_height 210$/m);
 
     // The coinbase of block 1 is mature (209 confirmations); spend it with a raw transaction.

@@ -31,6 +31,11 @@ export const SEQUENCE_LOCKTIME_MASK = 0x0000ffff;
 
 // The compact form only lives for the duration of one synchronous native call.
 const compactScratch = new Uint8Array(64);
+/**
+ * The sighash is copied here for the native call: a fresh 32-byte digest lives inside the V8 heap,
+ * and handing it to native code would first move it out (several times the cost of this copy).
+ */
+const messageScratch = new Uint8Array(new ArrayBuffer(128), 0, 32);
 
 /**
  * Core's TransactionSignatureChecker for input `inputIndex` of `tx`, spending an output worth
@@ -59,7 +64,9 @@ export class TransactionSignatureChecker implements SignatureChecker {
    */
   verifyEcdsa(der: Uint8Array, pubkey: Uint8Array, sighash: Uint8Array): boolean {
     const sig = compactLowS(der, compactScratch);
-    return sig !== null && ecdsaVerify(sig, sighash, pubkey);
+    if (sig === null) return false;
+    messageScratch.set(sighash);
+    return ecdsaVerify(sig, messageScratch, pubkey);
   }
 
   checkLockTime(lockTime: number): boolean {

@@ -4,6 +4,7 @@ import { Transaction } from '@cs/consensus';
 import { OP_TRUE, nextBlock, openHarness, spendOpTrue, type Harness } from '../../test/chain-harness.ts';
 import { assembleBlock, solveBlock } from '../mining/assemble.ts';
 import type { Chain } from './chainstate.ts';
+import type { ConnectTiming } from './events.ts';
 
 async function mine(chain: Chain, n: number): Promise<void> {
   for (let i = 0; i < n; i++) {
@@ -164,7 +165,7 @@ test('parallel script verification across worker threads accepts good and reject
     let r = await chain.processBlock(nextBlock(chain, { txs: [bad], fees: 1000n }));
     assert.equal(r.status === 'rejected' && r.reason, 'mandatory-script-verify-flag-failed (OP_RETURN was encountered)');
     assert.match(r.status === 'rejected' ? r.debug : '', / input 77$/);
-    const timings: { inputs: number; seconds: number }[] = [];
+    const timings: ConnectTiming[] = [];
     chain.events.on('connect', ({ timing }) => timings.push(timing));
     r = await chain.processBlock(nextBlock(chain, { txs: [good], fees: 1000n }));
     assert.equal(r.status, 'accepted');
@@ -172,4 +173,8 @@ test('parallel script verification across worker threads accepts good and reject
     assert.equal(timings.length, 1);
     assert.equal(timings[0].inputs, 100);
     assert.ok(Number.isFinite(timings[0].seconds) && timings[0].seconds > 0);
+    // Its phases follow one another, so they add up to the whole.
+    const { plan, scripts, write } = timings[0].phases;
+    assert.ok([plan, scripts, write].every((s) => s >= 0));
+    assert.ok(Math.abs(plan + scripts + write - timings[0].seconds) < 1e-9);
   }, 2));

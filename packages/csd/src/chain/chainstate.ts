@@ -20,7 +20,7 @@ import { BlockIndexEntry, BlockStatus, FAILED_MASK, betterTip, decodeIndexRecord
 import { coinKey, decodeCoin, encodeCoin, writeCoinKey, type Coin } from './coins.ts';
 import { planConnect } from './connect.ts';
 import { nextWorkRequired } from './difficulty.ts';
-import { ChainEvents } from './events.ts';
+import { ChainEvents, type ConnectTiming } from './events.ts';
 import { describeScriptFailure } from './script-check.ts';
 import type { ScriptVerifier } from './script-verifier.ts';
 import { decodeUndo, encodeUndo, type BlockUndo } from './undo.ts';
@@ -412,7 +412,9 @@ export class Chain {
       this.markFailed(entry, e);
       return false;
     }
+    const planned = performance.now();
     const scriptFailure = await checks.finish();
+    const verified = performance.now();
     if (scriptFailure) {
       this.markFailed(entry, new ValidationError(describeScriptFailure(scriptFailure), `tx ${block.txs[scriptFailure.txIndex].txidHex} input ${scriptFailure.input}`));
       return false;
@@ -426,13 +428,22 @@ export class Chain {
       t.index.put(Buffer.from(entry.hash), entry.encode());
       this.db.putMeta(TIP_KEY, Buffer.from(entry.hash));
     });
+    const written = performance.now();
     this.active[entry.height] = entry;
     this.active.length = entry.height + 1;
     this.candidates.delete(entry);
     const inputs = plan.undo.reduce((n, spent) => n + spent.length, 0);
-    const timing = { inputs, seconds: (performance.now() - started) / 1000 };
+    const timing: ConnectTiming = {
+      inputs,
+      seconds: (written - started) / 1000,
+      phases: { plan: (planned - started) / 1000, scripts: (verified - planned) / 1000, write: (written - verified) / 1000 },
+    };
     if (entry.height % 1000 === 0) this.log.info({ height: entry.height, hash: entry.hashHex }, 'connected block');
-    this.log.debug({ height: entry.height, inputs, ms: timing.seconds * 1000 }, 'connect timing');
+    const ms = (s: number) => Math.round(s * 1e6) / 1000;
+    this.log.debug(
+      { height: entry.height, inputs, ms: ms(timing.seconds), planMs: ms(timing.phases.plan), scriptsMs: ms(timing.phases.scripts), writeMs: ms(timing.phases.write) },
+      'connect timing',
+    );
     this.events.emit('connect', { block, entry, undo: plan.undo, timing });
     return true;
   }

@@ -16,6 +16,15 @@ export interface ConnectTiming {
   readonly inputs: number;
   /** The whole connect: reading and decoding the block, checks, scripts, the atomic write. */
   readonly seconds: number;
+  /** Where those seconds went, in order (Core's -debug=bench split). */
+  readonly phases: {
+    /** Reading and decoding the block, contextual checks, coin lookups; scripts already run meanwhile. */
+    readonly plan: number;
+    /** Waiting for the script checks still running once the plan is done. */
+    readonly scripts: number;
+    /** The atomic write of coins, undo data, index entry and tip. */
+    readonly write: number;
+  };
 }
 
 /**

@@ -14,11 +14,18 @@ export function registerChainMetrics(registry: MetricsRegistry, chain: Chain): v
     help: 'Time to connect a block to the active chain: read, checks, scripts and the atomic write.',
     buckets: CONNECT_BUCKETS,
   });
+  const phase = registry.histogram({
+    name: 'csd_block_connect_phase_seconds',
+    help: 'Block connect time by phase: plan (read, checks, coin lookups), scripts (waiting for script checks), write.',
+    labelNames: ['phase'],
+    buckets: CONNECT_BUCKETS,
+  });
   const inputs = registry.counter({ name: 'csd_block_connect_inputs_total', help: 'Inputs verified by block connects.' });
   const height = registry.gauge({ name: 'csd_chain_height', help: 'Height of the active chain tip.' });
   height.set({}, chain.height);
   chain.events.on('connect', ({ timing }) => {
     duration.observe({}, timing.seconds);
+    for (const [name, seconds] of Object.entries(timing.phases)) phase.observe({ phase: name }, seconds);
     inputs.inc({}, timing.inputs);
   });
   chain.events.on('tip', (tip) => height.set({}, tip.height));
