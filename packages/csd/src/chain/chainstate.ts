@@ -273,7 +273,10 @@ export class Chain {
     return raw ? decodeCoin(raw) : undefined;
   }
 
-  /** Every coin of the UTXO set, in key order (gettxoutsetinfo). */
+  /**
+   * Every coin of the UTXO set, in key order (gettxoutsetinfo), as of the moment of the first
+   * step: the walk reads one database snapshot however long it takes and whatever connects meanwhile.
+   */
   *coins(): Generator<{ key: Buffer; coin: Coin }> {
     for (const { key, value } of this.db.tables.coins.getRange({})) yield { key, coin: decodeCoin(value) };
   }

@@ -6,7 +6,7 @@ import { withRpcNode, type RpcTestNode } from '../../../test/rpc-harness.ts';
 import { COIN_VALUE, KEY_SCRIPT, accepted, feeOf, mine, spend, utxo } from '../../../test/mempool-harness.ts';
 import type { RpcRegistry } from '../registry.ts';
 import type { NodeContext } from '../../node/context.ts';
-import { MAX_TIP_AGE, registerBlockchainMethods } from './blockchain.ts';
+import { MAX_TIP_AGE, registerBlockchainMethods, utxoSetStats } from './blockchain.ts';
 
 type Json = Record<string, unknown>;
 
@@ -281,6 +281,32 @@ test('gettxoutsetinfo: counts, amounts and the documented serialization hash', (
 
     await expectError(node, -8, "'muhash' is not a valid hash_type", 'gettxoutsetinfo', 'muhash');
     await expectError(node, -8, 'Querying specific block heights requires coinstatsindex', 'gettxoutsetinfo', 'hash_serialized_3', 5);
+  }));
+
+test('gettxoutsetinfo walks one snapshot: blocks connected during the walk do not change what it reports', () =>
+  withNode(async (node) => {
+    const { chain } = node.ctx;
+    const before = await utxoSetStats(chain, true);
+    const height = chain.height;
+    // A block in the middle of the walk spends coins the walk has not reached yet and creates others.
+    const spends = [2, 5, 9].map((h) => spend(node.fixture.coin(h), [COIN_VALUE - 10_000n]));
+    let pauses = 0;
+    const during = await utxoSetStats(chain, true, {
+      yieldEvery: 10,
+      pause: async () => {
+        if (pauses++ === 0) await mine(chain, spends);
+      },
+    });
+    assert.equal(chain.height, height + 1, 'the block connected while the walk was paused');
+    assert.ok(pauses >= 10);
+    assert.deepEqual(during, before);
+    const after = await utxoSetStats(chain, true);
+    assert.equal(after.txouts, before.txouts + 1);
+    assert.notEqual(after.hash, before.hash);
+    // Other calls are answered while a walk is under way.
+    const walk = utxoSetStats(chain, false, { yieldEvery: 1 });
+    assert.equal(await node.call('getblockcount'), height + 1);
+    assert.equal((await walk).txouts, after.txouts);
   }));
 
 test('getmempoolinfo and getrawmempool follow the pool', () =>

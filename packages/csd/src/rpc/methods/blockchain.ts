@@ -121,6 +121,14 @@ function initialBlockDownload(ctx: NodeContext): () => boolean {
 }
 
 /** Height of the most-work header not known to be invalid (Core's m_best_header). */
+export interface WalkPacing {
+  readonly yieldEvery?: number;
+  /** What a pause waits for; by default the next turn of the event loop. */
+  readonly pause?: () => Promise<void>;
+}
+
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
 /**
  * What gettxoutsetinfo reports, in one pass over the UTXO set (in key order: txid, then index).
  *
@@ -128,8 +136,12 @@ function initialBlockDownload(ctx: NodeContext): () => boolean {
  * (txid in internal byte order, index as u32le), u32le(height × 2 + coinbase), the value (i64le)
  * and the script (compactsize length + bytes). Core walks its coins in LevelDB key order, so equal
  * sets hash alike within csd, not necessarily across implementations.
+ *
+ * The walk reads one LMDB snapshot, taken when it starts, and pauses every `yieldEvery` coins to
+ * give the event loop a turn: a large UTXO set takes many seconds to walk, during which other
+ * calls are served and blocks keep connecting, without changing what the walk sees.
  */
-function utxoSetStats(chain: Chain, withHash: boolean) {
+export async function utxoSetStats(chain: Chain, withHash: boolean, { yieldEvery = 4096, pause = nextTurn }: WalkPacing = {}) {
   const hasher = withHash ? createHash('sha256') : null;
   let txouts = 0;
   let transactions = 0;
@@ -138,6 +150,7 @@ function utxoSetStats(chain: Chain, withHash: boolean) {
   let diskSize = 0;
   let lastTxid: Buffer | null = null;
   for (const { key, coin } of chain.coins()) {
+    if (txouts > 0 && txouts % yieldEvery === 0) await pause();
     const txid = key.subarray(0, 32);
     if (lastTxid === null || !txid.equals(lastTxid)) {
       transactions++;
@@ -564,10 +577,10 @@ export function registerBlockchainMethods(registry: RpcRegistry, ctx: NodeContex
       if (hashOrHeight !== undefined) {
         throw new RpcError(RpcErrorCode.INVALID_PARAMETER, 'Querying specific block heights requires coinstatsindex');
       }
-      // The walk is synchronous, so no block connects in between: the tip read here is the one
-      // the statistics describe.
+      // The walk's snapshot starts in this same turn of the event loop, before any block can
+      // connect: the tip read here is the one the statistics describe.
       const tip = chain.tip;
-      const stats = utxoSetStats(chain, hashType === 'hash_serialized_3');
+      const stats = await utxoSetStats(chain, hashType === 'hash_serialized_3');
       return {
         height: tip.height,
         bestblock: tip.hashHex,
