@@ -38,7 +38,7 @@ function yieldToEventLoop(): Promise<void> {
 /**
  * Core's generateBlocks: mines up to `count` blocks, each on a fresh template of the mempool,
  * paying subsidy and fees to `payTo`. `maxTries` nonces are shared by all the blocks; when they
- * run out, the hashes mined so far are returned.
+ * run out, or when `stop` is aborted (shutdown), the hashes mined so far are returned.
  */
 export async function generateBlocks(
   chain: Chain,
@@ -47,10 +47,11 @@ export async function generateBlocks(
   payTo: Uint8Array,
   count: number,
   maxTries: number,
+  stop?: AbortSignal,
 ): Promise<string[]> {
   const hashes: string[] = [];
   let triesLeft = maxTries;
-  while (hashes.length < count) {
+  while (hashes.length < count && !stop?.aborted) {
     const template = templates.create();
     const attempt = mineBlock(blockFromTemplate(template, payTo, blockTime(template.prev, now())), chain.params, triesLeft);
     triesLeft -= attempt.noncesTried;

@@ -32,19 +32,22 @@ export interface LongpollWatch {
 
 /**
  * Resolves when the active tip is no longer `watch.tipHash` (at once if it already is not), when
- * the transactions counter has moved at one of the mempool checks, or after the longest wait.
+ * the transactions counter has moved at one of the mempool checks, after the longest wait, or as
+ * soon as `stop` is aborted (the caller tells that case apart by looking at it).
  */
 export function waitForTemplateChange(
   chain: Chain,
   watch: LongpollWatch,
   transactionsUpdated: () => number,
   timing: LongpollTiming,
+  stop?: AbortSignal,
 ): Promise<void> {
-  if (chain.tip.hashHex !== watch.tipHash) return Promise.resolve();
+  if (chain.tip.hashHex !== watch.tipHash || stop?.aborted) return Promise.resolve();
   return new Promise((resolve) => {
     let check: NodeJS.Timeout;
     const finish = (): void => {
       chain.events.off('tip', onTip);
+      stop?.removeEventListener('abort', finish);
       clearTimeout(check);
       clearTimeout(limit);
       resolve();
@@ -57,6 +60,7 @@ export function waitForTemplateChange(
       else check = setTimeout(checkMempool, timing.mempoolRecheckMs);
     };
     chain.events.on('tip', onTip);
+    stop?.addEventListener('abort', finish);
     check = setTimeout(checkMempool, timing.firstMempoolCheckMs);
     const limit = setTimeout(finish, timing.maxWaitMs);
   });

@@ -79,12 +79,27 @@ export class RpcRegistry {
   readonly #unknownMethod: MethodSeries;
   readonly #methods = new Map<string, MethodEntry>();
   readonly #running = new Set<Running>();
+  readonly #stopping = new AbortController();
 
   constructor(warmup: Warmup = new Warmup(), metrics: MetricsRegistry = new MetricsRegistry()) {
     this.warmup = warmup;
     this.metrics = metrics;
     this.#callMetrics = new CallMetrics(metrics);
     this.#unknownMethod = this.#callMetrics.forMethod(UNKNOWN_METHOD);
+  }
+
+  /**
+   * Aborted once the RPC server stops (Core's IsRPCRunning turning false): calls that wait or
+   * work for long (long polls, generating blocks, rescans) end early instead of holding up the
+   * shutdown.
+   */
+  get stopping(): AbortSignal {
+    return this.#stopping.signal;
+  }
+
+  /** Tells long calls in progress to end; the server does this first when it closes. */
+  interrupt(): void {
+    this.#stopping.abort();
   }
 
   /**

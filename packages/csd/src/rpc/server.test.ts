@@ -618,7 +618,10 @@ test('close() lets a call in progress finish, closes keep-alive connections, the
   assert.equal((await post('{"method":"getblockchaininfo","id":0}')).headers.connection, 'keep-alive');
   const inFlight = post('{"method":"slow","id":1}');
   await running;
+  assert.equal(registry.stopping.aborted, false);
   const closed = server.close();
+  // Long calls (long polls, generate, rescans) watch this signal to end early.
+  assert.equal(registry.stopping.aborted, true);
   release();
   const res = await inFlight;
   assert.equal(res.status, 200);

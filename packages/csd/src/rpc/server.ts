@@ -83,6 +83,7 @@ export class RpcHttpServer {
   readonly #authFailureDelayMs: number;
   readonly #keepAliveTimeoutMs: number;
   readonly #servers: Server[] = [];
+  readonly #registry: RpcRegistry;
   /** rpcallowip decided once per connection: the peer address cannot change on a socket. */
   readonly #socketAllowed = new WeakMap<Socket, boolean>();
   #closing = false;
@@ -93,6 +94,7 @@ export class RpcHttpServer {
     this.#allowList = options.allowList ?? AllowList.forRpc([]);
     this.#cors = new CorsPolicy(options.corsDomain);
     this.#limiter = new RateLimiter({ limit: options.rateLimit ?? DEFAULT_RPC_RATE_LIMIT, windowMs: RATE_WINDOW_MS, now: options.now });
+    this.#registry = options.registry;
     this.metrics = options.metrics ?? options.registry.metrics;
     this.#httpMetrics = new HttpMetrics(this.metrics);
     this.#dispatcher = new JsonRpcDispatcher(options.registry, this.#httpMetrics, this.#logger);
@@ -138,6 +140,7 @@ export class RpcHttpServer {
    */
   async close(graceMs = 10_000): Promise<void> {
     this.#closing = true;
+    this.#registry.interrupt();
     const servers = this.#servers.splice(0);
     const closeIdle = () => servers.forEach((server) => server.closeIdleConnections());
     // A connection busy at the start goes idle when its response is out; sweep until all are gone.

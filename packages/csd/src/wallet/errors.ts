@@ -18,6 +18,8 @@ export type WalletErrorKind =
   | 'invalid-address-or-key'
   /** A value the wallet refuses (-8). */
   | 'invalid-parameter'
+  /** A rescan stopped by abortrescan or by the shutdown (-1). */
+  | 'rescan-aborted'
   /** Anything else (-4). */
   | 'wallet';
 

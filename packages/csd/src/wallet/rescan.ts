@@ -2,7 +2,7 @@
  * Reading blocks of the active chain for wallet transactions (Core's ScanForWalletTransactions):
  * at startup from the wallet's best block to the tip, and on request (rescanblockchain, imports).
  * Blocks are processed one at a time, each in its own write transaction, yielding to the event
- * loop between batches so that RPC keeps answering and `progress` can be polled.
+ * loop between batches so that RPC keeps answering, `progress` can be polled and `abort` stops it.
  */
 import type { Logger } from 'pino';
 import type { Chain } from '../chain/chainstate.ts';
@@ -21,7 +21,7 @@ export interface ScanProgress {
 }
 
 export class Rescanner {
-  private running: { startedAt: number; from: number; to: number; at: number } | null = null;
+  private running: { startedAt: number; from: number; to: number; at: number; aborting: boolean } | null = null;
 
   constructor(
     private readonly chain: Chain,
@@ -39,17 +39,32 @@ export class Rescanner {
   }
 
   /**
+   * Asks the scan under way to stop after the block it is on (abortrescan, shutdown). False when
+   * there is none, or it is already stopping.
+   */
+  abort(): boolean {
+    if (!this.running || this.running.aborting) return false;
+    this.running.aborting = true;
+    return true;
+  }
+
+  /**
    * Scans heights `from`..`to` of the active chain (to the tip as it grows when `to` is null).
-   * Returns the last height scanned. One scan at a time, as Core.
+   * Returns the last height scanned; throws 'rescan-aborted' when `abort` stopped it (what was
+   * scanned stays recorded). One scan at a time, as Core.
    */
   async scan(from: number, to: number | null): Promise<number> {
     if (this.running) throw new WalletError('wallet', 'Wallet is currently rescanning. Abort existing rescan or wait.');
-    const run = { startedAt: Date.now(), from, to: to ?? this.chain.height, at: from };
+    const run = { startedAt: Date.now(), from, to: to ?? this.chain.height, at: from, aborting: false };
     this.running = run;
     let lastLog = Date.now();
     let last = from - 1;
     try {
       for (let height = from; height <= (to ?? this.chain.height); height++) {
+        if (run.aborting) {
+          this.log.info({ height, progress: `${(100 * (this.progress?.progress ?? 1)).toFixed(1)}%` }, 'wallet rescan aborted');
+          throw new WalletError('rescan-aborted', 'Rescan aborted by user.');
+        }
         // A reorg may shorten the chain under a long scan; what is gone needs no scanning.
         const entry = this.chain.atHeight(height);
         if (!entry) break;

@@ -328,6 +328,32 @@ test('longpoll answers when a block arrives, when the mempool changes, and at on
     assert.ok(Date.now() - started >= 70);
   }));
 
+test('when the RPC server stops, a waiting long poll answers -9 Shutting down at once', () =>
+  run(async (node) => {
+    const first = await template(node);
+    let answered = false;
+    const waiting = node.callError('getblocktemplate', { ...SEGWIT, longpollid: first.longpollid }).finally(() => (answered = true));
+    await sleep(50);
+    assert.equal(answered, false);
+    node.registry.interrupt();
+    const e = await waiting;
+    assert.deepEqual([e.code, e.message], [-9, 'Shutting down']);
+  }));
+
+test('when the RPC server stops, generatetoaddress stops and returns the blocks it mined', () =>
+  run(async (node) => {
+    const { chain, params } = node.ctx;
+    const address = scriptToAddress(ANYONE_SCRIPT, params.address)!;
+    const start = chain.height;
+    let connects = 0;
+    chain.events.on('connect', () => {
+      if (++connects === 3) node.registry.interrupt();
+    });
+    const hashes = (await node.call('generatetoaddress', 1000, address)) as string[];
+    assert.deepEqual(hashes, [1, 2, 3].map((i) => chain.atHeight(start + i)!.hashHex));
+    assert.equal(chain.height, start + 3);
+  }));
+
 test('generatetoaddress mines mempool transactions to the address; RPC stays responsive', () =>
   run(async (node) => {
     const { chain, params, mempool } = node.ctx;

@@ -397,7 +397,8 @@ export function registerMiningMethods(registry: RpcRegistry, ctx: NodeContext, o
       // node has no P2P network yet: its tip is all it knows, so it always answers.
 
       if (longpollid !== undefined && longpollid !== null) {
-        await waitForTemplateChange(chain, longpollWatch(longpollid), () => templates.transactionsUpdated, longpollTiming);
+        await waitForTemplateChange(chain, longpollWatch(longpollid), () => templates.transactionsUpdated, longpollTiming, registry.stopping);
+        if (registry.stopping.aborted) throw new RpcError(RpcErrorCode.CLIENT_NOT_CONNECTED, 'Shutting down');
       }
 
       if (!clientRules.has('segwit')) {
@@ -473,7 +474,7 @@ export function registerMiningMethods(registry: RpcRegistry, ctx: NodeContext, o
       regtestOnly();
       const payTo = addressScript(address, params, 'Error: Invalid address');
       try {
-        return await generateBlocks(chain, templates, ctx.clock.now, payTo, nblocks, maxtries);
+        return await generateBlocks(chain, templates, ctx.clock.now, payTo, nblocks, maxtries, registry.stopping);
       } catch (e) {
         throw notAccepted(e);
       }

@@ -18,7 +18,10 @@ import type { RpcRegistry } from '../registry.ts';
 export function registerWalletMethods(registry: RpcRegistry, ctx: NodeContext): void {
   registerKeySigningMethods(registry, ctx);
   registerVerifyMessageMethod(registry, ctx);
-  if (!ctx.wallet) return;
+  const { wallet } = ctx;
+  if (!wallet) return;
+  // A rescan started over RPC ends when the server stops, as Core's does on a shutdown request.
+  registry.stopping.addEventListener('abort', () => wallet.rescanner.abort(), { once: true });
   registerKeyMethods(registry, ctx);
   registerBalanceMethods(registry, ctx);
   registerHistoryMethods(registry, ctx);

@@ -15,6 +15,7 @@ import type { RpcRegistry } from '../../rpc/registry.ts';
 import { computeBalances, type BalanceParts } from '../balances.ts';
 import { listCoins } from '../coins.ts';
 import { WALLET_FORMAT_VERSION } from '../records.ts';
+import { WalletError } from '../errors.ts';
 import { EXAMPLE_ADDRESS, parseAddress, walletCall, walletOf } from './common.ts';
 
 function partsJson(p: BalanceParts): JsonObject {
@@ -314,11 +315,30 @@ export function registerBalanceMethods(registry: RpcRegistry, ctx: NodeContext):
         if (stopHeight < startHeight) throw new RpcError(RpcErrorCode.INVALID_PARAMETER, 'stop_height must be greater than start_height');
       }
       return walletCall(async () => {
-        const stop = await wallet.rescanner.scan(startHeight, stopHeight ?? null);
+        let stop: number;
+        try {
+          stop = await wallet.rescanner.scan(startHeight, stopHeight ?? null);
+        } catch (e) {
+          // Core words it differently here than for the imports.
+          if (e instanceof WalletError && e.kind === 'rescan-aborted') throw new WalletError(e.kind, 'Rescan aborted.');
+          throw e;
+        }
         wallet.scanMempool();
         return { start_height: startHeight, stop_height: stop };
       });
     },
+  });
+
+  registry.register({
+    name: 'abortrescan',
+    category: 'Wallet',
+    description:
+      'Stops current wallet rescan triggered by an RPC call, e.g. by an importprivkey call.\n' +
+      'Note: Use "getwalletinfo" to query the scanning progress.',
+    params: [],
+    result: 'true|false    (boolean) Whether the abort was successful',
+    examples: [{ args: [], description: 'Import a private key, then abort the rescan it started' }],
+    handler: async (_args, call) => walletOf(ctx, call).rescanner.abort(),
   });
 
   registry.register({

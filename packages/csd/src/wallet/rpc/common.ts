@@ -40,6 +40,7 @@ const CODES: Readonly<Record<WalletErrorKind, RpcErrorCodeValue>> = {
   'create-failed': RpcErrorCode.WALLET_INSUFFICIENT_FUNDS,
   'invalid-address-or-key': RpcErrorCode.INVALID_ADDRESS_OR_KEY,
   'invalid-parameter': RpcErrorCode.INVALID_PARAMETER,
+  'rescan-aborted': RpcErrorCode.MISC_ERROR,
   wallet: RpcErrorCode.WALLET_ERROR,
 };
 

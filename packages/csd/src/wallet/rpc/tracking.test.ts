@@ -118,6 +118,29 @@ test('importprivkey with rescan finds the coins the key holds', () =>
     assert.equal(await node.call('getbalance'), 125);
   }));
 
+test('abortrescan and the RPC server stopping end a rescan early with Core\'s errors', () =>
+  withWalletNode(async (node) => {
+    assert.equal(await node.call('abortrescan'), false, 'no rescan under way');
+    // A rescan runs in batches of blocks and gives other calls a turn in between.
+    const rescan = node.callError('rescanblockchain', 0);
+    assert.ok((await node.call<Json>('getwalletinfo')).scanning !== false);
+    assert.equal(await node.call('abortrescan'), true);
+    assert.equal(await node.call('abortrescan'), false, 'already stopping');
+    let e = await rescan;
+    assert.deepEqual([e.code, e.message], [-1, 'Rescan aborted.']);
+    assert.equal((await node.call<Json>('getwalletinfo')).scanning, false);
+
+    // An import's rescan, stopped by the server shutting down.
+    const importing = node.callError('importprivkey', FIXTURE_KEY_WIF, 'fixture');
+    node.registry.interrupt();
+    e = await importing;
+    assert.deepEqual([e.code, e.message], [-1, 'Rescan aborted by user.']);
+    await node.restart();
+    // The key was imported; a full rescan finds its coins.
+    assert.deepEqual(await node.call<Json>('rescanblockchain'), { start_height: 0, stop_height: 110 });
+    assert.equal(await node.call('getbalance'), 125);
+  }));
+
 test('a wallet that was down catches up: blocks it missed, and a reorg it missed', () =>
   withWalletNode(async (node) => {
     const address = await node.call<string>('getnewaddress');
