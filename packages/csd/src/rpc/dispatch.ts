@@ -177,12 +177,3 @@ function replyObject(envelope: Envelope, result: JsonValue, error: ErrorObject |
   if (!envelope.v2) return { result, error, id };
   return error === null ? { jsonrpc: '2.0', result, id } : { jsonrpc: '2.0', error, id };
 }
-
-/** The body as JSON, or undefined when it is not JSON (which JSON.parse can never return). */
-export function parseBody(body: string): JsonValue | undefined {
-  try {
-    return JSON.parse(body) as JsonValue;
-  } catch {
-    return undefined;
-  }
-}

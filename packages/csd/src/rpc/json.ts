@@ -29,3 +29,39 @@ export function jsonTypeName(value: JsonValue): JsonTypeName {
 export function isJsonObject(value: JsonValue | undefined): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
+
+/**
+ * Core's UniValue refuses text nested deeper than this (MAX_JSON_DEPTH) as a parse error. Past a
+ * few thousand levels JSON.stringify runs out of stack, so an answer echoing such an id could
+ * not even be written.
+ */
+export const MAX_JSON_DEPTH = 512;
+
+/**
+ * JSON text as a value, or undefined when it is not JSON or nests arrays and objects deeper than
+ * MAX_JSON_DEPTH. The depth is measured on the parsed value without recursion.
+ */
+export function parseJson(text: string): JsonValue | undefined {
+  let value: JsonValue;
+  try {
+    value = JSON.parse(text) as JsonValue;
+  } catch {
+    return undefined;
+  }
+  if (typeof value !== 'object' || value === null) return value;
+  const pending: JsonValue[] = [value];
+  const depths: number[] = [1];
+  while (pending.length > 0) {
+    const node = pending.pop()!;
+    const depth = depths.pop()!;
+    if (depth > MAX_JSON_DEPTH) return undefined;
+    const children = Array.isArray(node) ? (node as readonly JsonValue[]) : Object.values(node as JsonObject);
+    for (const child of children) {
+      if (typeof child === 'object' && child !== null) {
+        pending.push(child);
+        depths.push(depth + 1);
+      }
+    }
+  }
+  return value;
+}

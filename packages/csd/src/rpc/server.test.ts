@@ -309,11 +309,19 @@ test('CORS: other origins, or no rpccorsdomain, get no CORS headers', async (t) 
 
 test('a body that is not JSON is a -32700 parse error with HTTP 500', async (t) => {
   const { rpc } = await start(t);
-  for (const body of ['this is bad', '', '{"method":']) {
+  const nested = (depth: number) => '['.repeat(depth) + ']'.repeat(depth);
+  // Nesting deeper than Core's 512 levels is a parse error too; 200,000 levels in the id would
+  // overflow the stack of the JSON writer echoing it.
+  const deepId = `{"method":"getblockchaininfo","id":${nested(200_000)}}`;
+  for (const body of ['this is bad', '', '{"method":', nested(513), `[${nested(512)}]`, deepId]) {
     const res = await rpc(body);
     assert.equal(res.status, 500);
     assert.deepEqual(json(res), { result: null, error: { code: -32700, message: 'Parse error' }, id: null });
   }
+  // 512 levels are read (here: a batch whose one element is not a request).
+  const deepest = await rpc(`[${nested(511)}]`);
+  assert.equal(deepest.status, 200);
+  assert.equal((json(deepest) as { error: { code: number } }[])[0].error.code, -32600);
 });
 
 test('malformed requests are -32600 with HTTP 400, shaped by the version read so far', async (t) => {

@@ -15,7 +15,8 @@ import { AllowList } from './allowip.ts';
 import type { RpcCredentials } from '../datadir/cookie.ts';
 import { BasicAuth } from './auth.ts';
 import { CorsPolicy, PREFLIGHT_HEADERS } from './cors.ts';
-import { JsonRpcDispatcher, parseBody, type RpcReply } from './dispatch.ts';
+import { JsonRpcDispatcher, type RpcReply } from './dispatch.ts';
+import { parseJson } from './json.ts';
 import type { Logger } from './logger.ts';
 import { HttpMetrics } from './metrics.ts';
 import { RateLimiter } from './rate-limit.ts';
@@ -208,7 +209,7 @@ export class RpcHttpServer {
   }
 
   async #answer(res: ServerResponse, body: string, ctx: RpcCallContext): Promise<void> {
-    const request = parseBody(body);
+    const request = parseJson(body);
     if (request === undefined) return this.#sendReply(res, this.#dispatcher.parseError());
     if (!this.#limiter.tryTake(ctx.peer)) {
       this.#httpMetrics.rateLimited();

@@ -41,6 +41,8 @@ test('bad messages are refused with a code each', () => {
   assert.equal(codeOf(() => parseMessage('{"action":')), 'parse-error');
   assert.equal(codeOf(() => parseMessage('')), 'parse-error');
   assert.deepEqual(parseMessage('[1]'), [1]);
+  assert.equal(codeOf(() => parseMessage('['.repeat(513) + ']'.repeat(513))), 'parse-error');
+  assert.equal(parseMessage('['.repeat(512) + ']'.repeat(512)) !== undefined, true);
   assert.equal(codeOf(() => read([1])), 'invalid-request');
   assert.equal(codeOf(() => read('subscribe')), 'invalid-request');
   assert.equal(codeOf(() => read(null)), 'invalid-request');

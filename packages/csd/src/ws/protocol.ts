@@ -4,7 +4,7 @@
  * message here and sends back what comes out.
  */
 import { AddressError, decodeAddress, destinationToScript, encodeDestination, toHex, type AddressPrefixes } from '@cs/consensus';
-import { isJsonObject, type JsonObject, type JsonValue } from '../rpc/json.ts';
+import { isJsonObject, parseJson, type JsonObject, type JsonValue } from '../rpc/json.ts';
 
 export const CHANNELS = ['new-blocks', 'address-tx', 'mempool'] as const;
 export type Channel = (typeof CHANNELS)[number];
@@ -48,13 +48,11 @@ export class ProtocolError extends Error {
   }
 }
 
-/** A text message as JSON; throws ProtocolError 'parse-error'. */
+/** A text message as JSON; throws ProtocolError 'parse-error' (nesting deeper than MAX_JSON_DEPTH included). */
 export function parseMessage(text: string): JsonValue {
-  try {
-    return JSON.parse(text) as JsonValue;
-  } catch {
-    throw new ProtocolError('parse-error', 'Parse error: the message is not valid JSON');
-  }
+  const value = parseJson(text);
+  if (value === undefined) throw new ProtocolError('parse-error', 'Parse error: the message is not valid JSON');
+  return value;
 }
 
 /** A parsed message as a request; throws ProtocolError for anything but a well-formed one. */
