@@ -4,8 +4,8 @@ import {
   blockSubsidy,
   getTransactionSigOpCost,
   isUnspendable,
+  hashToHex,
   moneyRange,
-  outpointKey,
   type Block,
   type ChainParams,
   type Transaction,
@@ -83,7 +83,7 @@ export function planConnect(
           }
         }
         if (!coin) {
-          throw new ValidationError('bad-txns-inputs-missingorspent', `tx ${tx.txidHex} input ${outpointKey(input.prevout)} missing or spent`);
+          throw new ValidationError('bad-txns-inputs-missingorspent', `tx ${tx.txidHex} input ${hashToHex(input.prevout.txid)}:${input.prevout.vout} missing or spent`);
         }
         if (coin.coinbase && height - coin.height < params.coinbaseMaturity) {
           throw new ValidationError('bad-txns-premature-spend-of-coinbase', `tried to spend coinbase at depth ${height - coin.height}`);

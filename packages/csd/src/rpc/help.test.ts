@@ -102,3 +102,24 @@ test('a method without parameters has no Arguments section; an unknown one is na
   );
   assert.equal(r.help('nosuch'), 'help: unknown command: nosuch');
 });
+
+test("a placeholder argument before required ones is shown as Core's omitted optional ( dummy )", () => {
+  const r = new RpcRegistry();
+  r.register({
+    name: 'prioritisetransaction',
+    category: 'Mining',
+    description: 'Accepts the transaction into mined blocks at a higher (or lower) priority.',
+    params: [
+      { name: 'txid', type: 'string', description: 'The transaction id.' },
+      { name: 'dummy', type: 'any', placeholder: true, description: 'Must be zero or null.' },
+      { name: 'fee_delta', type: 'integer', description: 'The fee value to add.' },
+    ],
+    result: 'true|false    (boolean) Returns true',
+    examples: [{ args: ['txid', 0, 10000] }],
+    handler: async () => true,
+  });
+  const help = r.help('prioritisetransaction');
+  assert.equal(help.split('\n')[0], 'prioritisetransaction "txid" ( dummy ) fee_delta');
+  assert.match(help, /^2\. dummy +\(any, optional\) Must be zero or null\.$/m);
+  assert.match(help, /^3\. fee_delta +\(numeric, required\)/m);
+});

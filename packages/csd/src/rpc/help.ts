@@ -42,6 +42,10 @@ export function signature(help: RpcMethodHelp): string {
   let line = help.name;
   let inOptional = false;
   for (const spec of help.params) {
+    if (spec.placeholder && !inOptional) {
+      line += ` ( ${spec.name} )`;
+      continue;
+    }
     if (isOptional(spec) && !inOptional) line += ' (';
     inOptional ||= isOptional(spec);
     line += spec.type === 'string' || spec.type === 'hex' ? ` "${spec.name}"` : ` ${spec.name}`;
@@ -87,7 +91,7 @@ export function helpIndex(methods: readonly (RpcMethodHelp & { readonly category
 }
 
 function describeParam(spec: ParamSpec): string {
-  const presence = spec.default !== undefined ? `optional, default=${JSON.stringify(spec.default)}` : isOptional(spec) ? 'optional' : 'required';
+  const presence = spec.default !== undefined ? `optional, default=${JSON.stringify(spec.default)}` : isOptional(spec) || spec.placeholder ? 'optional' : 'required';
   return `(${TYPE_WORDS[spec.type]}, ${presence}) ${spec.description.trim()}`;
 }
 

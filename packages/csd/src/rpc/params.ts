@@ -31,6 +31,11 @@ export interface ParamSpec {
   readonly optional?: boolean;
   /** Given as the client would send it (an amount in coins); implies optional. */
   readonly default?: JsonValue;
+  /**
+   * Core's OMITTED placeholder: a deprecated argument before required ones. It still takes a
+   * position (null or the handler's checks), but help presents it as optional: `( dummy )`.
+   */
+  readonly placeholder?: true;
 }
 
 export type ArgValue = ParamValueTypes[ParamType] | undefined;

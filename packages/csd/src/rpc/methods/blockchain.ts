@@ -28,8 +28,8 @@ export const MAX_TIP_AGE = 24 * 60 * 60;
 
 const HASH_HEX = /^[0-9a-fA-F]{64}$/;
 const HEX_DIGITS = /^[0-9a-fA-F]*$/;
-const INT32_MIN = -0x80000000;
-const INT32_MAX = 0x7fffffff;
+export const INT32_MIN = -0x80000000;
+export const INT32_MAX = 0x7fffffff;
 
 // ---- argument helpers, with Core's codes and messages ----
 

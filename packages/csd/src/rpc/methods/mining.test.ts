@@ -11,6 +11,7 @@ import {
   compactToTarget,
   fromHex,
   hashFromHex,
+  hashToHex,
   hashMeetsTarget,
   mineHeader,
   scriptToAddress,
@@ -427,6 +428,9 @@ test('generateblock mines the given mempool txids and raw transactions, in order
     e = await node.callError('generateblock', address, [toHex(raw.encode())]);
     assert.equal(e.code, -25);
     assert.match(e.message, /^TestBlockValidity failed: bad-txns-inputs-missingorspent, /);
+    // Outpoints are shown as RPC shows txids (byte-reversed).
+    const prevout = raw.inputs[0].prevout;
+    assert.ok(e.message.endsWith(`input ${hashToHex(prevout.txid)}:${prevout.vout} missing or spent`), e.message);
     e = await node.callError('generateblock', 'nonsense', []);
     assert.deepEqual([e.code, e.message], [-5, 'Error: Invalid address or descriptor']);
   }));
@@ -494,6 +498,11 @@ test('getmininginfo and getnetworkhashps', () =>
     assert.deepEqual([e.code, e.message], [-8, 'Invalid nblocks. Must be a positive number or -1.']);
     e = await node.callError('getnetworkhashps', 120, chain.height + 1);
     assert.deepEqual([e.code, e.message], [-8, 'Block does not exist at specified height']);
+    // Both are C++ ints in Core.
+    for (const args of [[3_000_000_000], [1, 2 ** 31], [-(2 ** 31) - 1]]) {
+      e = await node.callError('getnetworkhashps', ...args);
+      assert.deepEqual([e.code, e.message], [-1, 'JSON integer out of range']);
+    }
 
     add(node, spend(node.fixture.coin(1), [COIN_VALUE - 2000n]));
     const info = (await node.call('getmininginfo')) as Record<string, JsonValue>;

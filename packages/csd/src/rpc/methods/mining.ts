@@ -31,7 +31,7 @@ import { DEFAULT_LONGPOLL_TIMING, waitForTemplateChange, type LongpollTiming, ty
 import { TemplateSource, blockTime, type BlockTemplate } from '../../mining/template.ts';
 import { testBlockValidity } from '../../mining/validity.ts';
 import type { NodeContext } from '../../node/context.ts';
-import { parseHashV } from './blockchain.ts';
+import { INT32_MAX, INT32_MIN, jsonInteger, parseHashV } from './blockchain.ts';
 import { feeRateToCoins } from '../../policy/feerate.ts';
 import { RpcError, RpcErrorCode } from '../errors.ts';
 import { jsonTypeName, type JsonObject, type JsonValue } from '../json.ts';
@@ -91,7 +91,10 @@ export function registerMiningMethods(registry: RpcRegistry, ctx: NodeContext, o
     ],
     result: 'n    (numeric) Hashes (Equihash solutions) per second estimated',
     examples: [{ args: [] }],
-    handler: async ([nblocks, height]) => {
+    handler: async ([nblocksArg, heightArg]) => {
+      // Core reads both as int.
+      const nblocks = jsonInteger(nblocksArg, INT32_MIN, INT32_MAX);
+      const height = jsonInteger(heightArg, INT32_MIN, INT32_MAX);
       if (nblocks < -1 || nblocks === 0) throw new RpcError(RpcErrorCode.INVALID_PARAMETER, 'Invalid nblocks. Must be a positive number or -1.');
       if (height < -1 || height > chain.height) throw new RpcError(RpcErrorCode.INVALID_PARAMETER, 'Block does not exist at specified height');
       const end = height === -1 ? chain.tip : chain.atHeight(height)!;
@@ -157,9 +160,10 @@ export function registerMiningMethods(registry: RpcRegistry, ctx: NodeContext, o
       {
         // Core declares it an omitted optional number before a required argument; our parameter
         // specs keep required arguments first, so it is a required "any" checked by the handler
-        // (null passes, as in Core, which is what named calls without it send).
+        // (null passes, as in Core, which is what named calls without it send), shown as optional.
         name: 'dummy',
         type: 'any',
+        placeholder: true,
         description: 'API-Compatibility for previous API. Must be zero or null.\nDEPRECATED. For forward compatibility use named arguments and omit this parameter.',
       },
       {
