@@ -236,7 +236,10 @@ test('gettxout: confirmed outputs, mempool outputs and mempool spends', () =>
     assert.equal(unconfirmed.value, 12.4999);
     assert.equal(await node.callNamed('gettxout', { txid: tx.txidHex, n: 0, include_mempool: false }), null);
 
-    await expectError(node, -1, 'JSON integer out of range', 'gettxout', txid, -1);
+    // n is a C++ int in Core, cast to the outpoint's unsigned index: -1 asks for output 4294967295.
+    assert.equal(await node.call('gettxout', txid, -1), null);
+    await expectError(node, -1, 'JSON integer out of range', 'gettxout', txid, 2 ** 32 - 1);
+    await expectError(node, -1, 'JSON integer out of range', 'gettxout', txid, -(2 ** 31) - 1);
     await expectError(node, -8, "txid must be of length 64 (not 4, for 'beef')", 'gettxout', 'beef', 0);
   }));
 

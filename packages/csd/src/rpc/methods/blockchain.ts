@@ -522,7 +522,8 @@ export function registerBlockchainMethods(registry: RpcRegistry, ctx: NodeContex
     examples: [{ args: [SOME_TXID, 1] }],
     handler: async ([txidArg, n, includeMempool]) => {
       const txid = parseHashV(txidArg, 'txid');
-      const outpoint: OutPoint = { txid: hashFromHex(txid), vout: jsonInteger(n, 0, 0xffffffff) };
+      // Core reads n as an int and casts it to the outpoint's uint32: -1 names output 4294967295.
+      const outpoint: OutPoint = { txid: hashFromHex(txid), vout: jsonInteger(n, INT32_MIN, INT32_MAX) >>> 0 };
       const coin = includeMempool ? mempool.coinView().getCoin(outpoint) : chain.getCoin(outpoint);
       if (!coin || (includeMempool && mempool.spender(outpoint))) return null;
       const tip = chain.tip;
