@@ -54,6 +54,8 @@ export interface DaemonOptions {
   readonly password?: string;
   /** Run without rpcuser/rpcpassword: csd writes a cookie, and calls authenticate with it. */
   readonly cookie?: boolean;
+  /** -printtoconsole: log lines also go to the process's stdout (captured in `stdout`). */
+  readonly console?: boolean;
 }
 
 export class Daemon {
@@ -81,10 +83,14 @@ export class Daemon {
     return join(this.datadir, 'regtest', '.cookie');
   }
 
+  get debugLogPath(): string {
+    return join(this.datadir, 'regtest', 'debug.log');
+  }
+
   /** The command-line flags this daemon runs with (without extra args). */
   baseArgs(): string[] {
     const auth = this.opts.cookie ? [] : [`-rpcuser=${this.user}`, `-rpcpassword=${this.password}`];
-    return ['-regtest', `-datadir=${this.datadir}`, `-rpcport=${this.rpcPort}`, ...auth, '-printtoconsole=0'];
+    return ['-regtest', `-datadir=${this.datadir}`, `-rpcport=${this.rpcPort}`, ...auth, `-printtoconsole=${this.opts.console ? 1 : 0}`];
   }
 
   /** user:password for Basic auth: the cookie file's content in cookie mode. */
@@ -93,8 +99,8 @@ export class Daemon {
     return existsSync(this.cookiePath) ? readFileSync(this.cookiePath, 'utf8').trim() : 'no-cookie-yet:';
   }
 
-  /** Starts csd and waits until its RPC answers. */
-  async start(extraArgs: readonly string[] = []): Promise<void> {
+  /** Starts csd without waiting for anything. */
+  async launch(extraArgs: readonly string[] = []): Promise<ChildProcess> {
     if (!this.rpcPort) this.rpcPort = await freePort();
     this.stdout = '';
     this.stderr = '';
@@ -102,6 +108,12 @@ export class Daemon {
     this.proc = proc;
     proc.stdout!.on('data', (d: Buffer) => (this.stdout += d.toString()));
     proc.stderr!.on('data', (d: Buffer) => (this.stderr += d.toString()));
+    return proc;
+  }
+
+  /** Starts csd and waits until its RPC answers. */
+  async start(extraArgs: readonly string[] = []): Promise<void> {
+    const proc = await this.launch(extraArgs);
     const deadline = Date.now() + 60_000;
     while (Date.now() < deadline) {
       if (proc.exitCode !== null) throw new Error(`csd exited with ${proc.exitCode}: ${this.stderr}${this.stdout}`);

@@ -54,6 +54,8 @@ export interface ChainTip {
 const TIP_KEY = 'tip';
 /** How long a measured database size is reused. */
 const DISK_SIZE_TTL_MS = 1000;
+/** How long -reindex runs before giving the event loop a turn (RPC warmup answers, signals). */
+const REINDEX_YIELD_MS = 20;
 
 /**
  * The block tree and the active chain over the UTXO set. Every connect and disconnect is one
@@ -125,9 +127,11 @@ export class Chain {
   /**
    * -reindex: drops the block index, UTXO set and undo data, then validates and connects every
    * stored block again from genesis, logging progress. The database keeps a marker until the
-   * rebuild completes, so an interrupted reindex resumes at the next start.
+   * rebuild completes, so an interrupted reindex (a crash, or `stop` aborting it between two
+   * blocks) runs again at the next start. The event loop gets a turn every few milliseconds, so RPC
+   * keeps answering (-28 while warming up) and signals are seen.
    */
-  async reindex(): Promise<void> {
+  async reindex(stop?: AbortSignal): Promise<void> {
     const t = this.db.tables;
     const headers = new Map<string, Uint8Array>();
     const children = new Map<string, string[]>();
@@ -151,7 +155,16 @@ export class Chain {
     // Breadth first from genesis, so every block comes after its parent. A read cursor instead of
     // shift(), which would make a long chain quadratic.
     const queue = [...(children.get(this.params.genesis.header.hashHex) ?? [])];
+    let lastYield = performance.now();
     for (let next = 0; next < queue.length; next++) {
+      if (performance.now() - lastYield > REINDEX_YIELD_MS) {
+        await new Promise((resolve) => setImmediate(resolve));
+        lastYield = performance.now();
+        if (stop?.aborted) {
+          this.log.info({ blocks: done, of: total, height: this.height }, 'reindex interrupted; it runs again at the next start');
+          return;
+        }
+      }
       const hashHex = queue[next];
       const raw = t.blocks.get(Buffer.from(headers.get(hashHex)!));
       if (!raw) continue;

@@ -6,7 +6,7 @@ import { loadConfig } from '../config/node-config.ts';
 import { NODE_OPTIONS } from '../config/options.ts';
 import { openDataDir } from '../datadir/open.ts';
 import { openLogger } from '../log/logger.ts';
-import { Node } from '../node/node.ts';
+import { Node, StartupInterrupted } from '../node/node.ts';
 
 const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
@@ -45,12 +45,18 @@ try {
   fail((e as Error).message);
 }
 
-const { logger, close: closeLog } = openLogger({ file: config.paths.debugLog, level: config.options.loglevel, console: config.options.printtoconsole });
+const { logger, reopen: reopenLog, close: closeLog } = openLogger({ file: config.paths.debugLog, level: config.options.loglevel, console: config.options.printtoconsole });
+// A closed stderr (a pipe whose reader went away) must not turn the next error message into a crash.
+process.stderr.on('error', () => undefined);
 for (const warning of config.warnings) logger.warn(warning);
 logger.info({ version: VERSION, network: config.network.name, datadir: config.paths.networkDir }, 'csd starting');
 
 let node: Node | null = null;
+/** Aborted by a shutdown request that arrives while the node is still starting (-reindex included). */
+const startup = new AbortController();
+let starting = true;
 let exiting = false;
+
 async function shutdown(code = 0): Promise<void> {
   if (exiting) return;
   exiting = true;
@@ -65,8 +71,19 @@ async function shutdown(code = 0): Promise<void> {
   process.exit(code);
 }
 
-process.on('SIGINT', () => void shutdown());
-process.on('SIGTERM', () => void shutdown());
+/** SIGINT, SIGTERM and `stop`: while starting, Node.start winds down what it started, then we exit. */
+function requestShutdown(): void {
+  if (starting) startup.abort();
+  else void shutdown();
+}
+
+process.on('SIGINT', requestShutdown);
+process.on('SIGTERM', requestShutdown);
+// As bitcoind: SIGHUP reopens debug.log, for logrotate.
+process.on('SIGHUP', () => {
+  reopenLog();
+  logger.info('debug.log reopened (SIGHUP)');
+});
 process.on('uncaughtException', (err) => {
   // Storage is transactional, so dying here loses nothing committed; say why, then go.
   logger.fatal({ err }, 'uncaught exception');
@@ -74,9 +91,18 @@ process.on('uncaughtException', (err) => {
 });
 
 try {
-  node = await Node.start(config, logger, () => void shutdown());
+  node = await Node.start(config, logger, requestShutdown, startup.signal);
+  starting = false;
+  // Asked after the last point where starting could stop: stop now.
+  if (startup.signal.aborted) await shutdown();
 } catch (e) {
-  logger.fatal({ err: e }, 'startup failed');
-  process.stderr.write(`Error: ${(e as Error).message}\n`);
-  await shutdown(1);
+  starting = false;
+  if (e instanceof StartupInterrupted) {
+    logger.info('startup interrupted by a shutdown request');
+    await shutdown(0);
+  } else {
+    logger.fatal({ err: e }, 'startup failed');
+    process.stderr.write(`Error: ${(e as Error).message}\n`);
+    await shutdown(1);
+  }
 }

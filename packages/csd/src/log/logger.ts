@@ -20,6 +20,8 @@ export interface LoggerOptions {
 
 export interface NodeLogger {
   readonly logger: Logger;
+  /** Opens debug.log again by name (SIGHUP, after logrotate moved the file away). */
+  reopen(): void;
   /** Closes debug.log; the logger must not be used afterwards. */
   close(): void;
 }
@@ -29,15 +31,30 @@ export interface NodeLogger {
  * lines before a crash are the ones that matter, and a buffer would lose them.
  */
 export function openLogger(options: LoggerOptions): NodeLogger {
-  const fd = openSync(options.file, 'a', 0o600);
-  // The mode above only applies when the file is created; a debug.log left readable by others
-  // (copied in, or from an older install) is tightened, since it may name addresses and peers.
-  fchmodSync(fd, 0o600);
+  const openFile = () => {
+    const opened = openSync(options.file, 'a', 0o600);
+    // The mode above only applies when the file is created; a debug.log left readable by others
+    // (copied in, or from an older install) is tightened, since it may name addresses and peers.
+    fchmodSync(opened, 0o600);
+    return opened;
+  };
+  let fd = openFile();
   const file: DestinationStream = { write: (line) => void writeSync(fd, line) };
   const streams = [{ level: 'trace' as const, stream: file }];
   if (options.console) {
     const out = options.stdout ?? process.stdout;
-    streams.push({ level: 'trace', stream: { write: (line) => void out.write(formatConsoleLine(line)) } });
+    // A console that went away (a closed pipe: `csd | head`) is dropped, as Core ignores failed
+    // console writes; the failure must not come back as an error to log, which would fail again.
+    let consoleOpen = true;
+    if (out === process.stdout) process.stdout.on('error', () => (consoleOpen = false));
+    streams.push({
+      level: 'trace',
+      stream: {
+        write: (line) => {
+          if (consoleOpen) out.write(formatConsoleLine(line));
+        },
+      },
+    });
   }
   const logger = pino(
     {
@@ -50,5 +67,13 @@ export function openLogger(options: LoggerOptions): NodeLogger {
     },
     pino.multistream(streams),
   );
-  return { logger, close: () => closeSync(fd) };
+  return {
+    logger,
+    reopen: () => {
+      const previous = fd;
+      fd = openFile();
+      closeSync(previous);
+    },
+    close: () => closeSync(fd),
+  };
 }

@@ -5,6 +5,7 @@ import { Chain } from '../chain/chainstate.ts';
 import { registerChainMetrics } from '../chain/metrics.ts';
 import { ScriptVerifier } from '../chain/script-verifier.ts';
 import type { NodeConfig } from '../config/node-config.ts';
+import { splitHostPort } from '../config/validators.ts';
 import { removeCookie, writeCookie, type RpcCredentials } from '../datadir/cookie.ts';
 import { FeeEstimator } from '../fees/estimator.ts';
 import { closeIndexes, openIndexes, startIndexes } from '../indexes/node-indexes.ts';
@@ -31,6 +32,14 @@ const MEMPOOL_TRIM_MS = 60_000;
 /** How often fee estimates are saved (Core: hourly), so a crash loses at most that much. */
 const FEE_ESTIMATES_SAVE_MS = 3_600_000;
 
+/** Node.start's rejection when a shutdown was requested before the node had finished starting. */
+export class StartupInterrupted extends Error {
+  override readonly name = 'StartupInterrupted';
+  constructor() {
+    super('shutdown requested during startup');
+  }
+}
+
 /**
  * A running node: storage, chain, mempool and the RPC server, started in Core's order (the RPC
  * server first, answering "warming up" while the chain loads) and stopped in reverse.
@@ -39,6 +48,9 @@ export class Node {
   private readonly timers: NodeJS.Timeout[] = [];
   private stopping: Promise<void> | null = null;
   private cookieWritten = false;
+  /** Set once loaded: a shutdown during startup must not save an empty mempool or empty estimates over the files. */
+  private mempoolLoaded = false;
+  private estimatesLoaded = false;
   private zmq: ZmqNotificationInterface | null = null;
   private ws: WebSocketService | null = null;
 
@@ -49,7 +61,13 @@ export class Node {
     private readonly registry: RpcRegistry,
   ) {}
 
-  static async start(config: NodeConfig, log: Logger, requestShutdown: () => void): Promise<Node> {
+  /**
+   * Starts the node. `interrupt` (a shutdown requested by a signal or `stop` while starting)
+   * ends a long step such as -reindex early; then, as after any failure once the RPC server is
+   * up, what was started is stopped again (cookie removed, nothing half-loaded saved) and the
+   * promise rejects, with StartupInterrupted in the first case.
+   */
+  static async start(config: NodeConfig, log: Logger, requestShutdown: () => void, interrupt: AbortSignal = new AbortController().signal): Promise<Node> {
     const o = config.options;
     const startedAt = Date.now();
     const clock = new NodeClock(o.mocktime);
@@ -91,32 +109,53 @@ export class Node {
     if (rpc && o.rest) registerRest(rpc, registry, ctx, o.restratelimit);
     const node = new Node(ctx, db, rpc, registry);
     node.cookieWritten = rpc !== null && !o.rpcpassword && config.paths.cookieFile !== null;
+    try {
+      await node.load(interrupt);
+    } catch (e) {
+      await node.stop();
+      throw e;
+    }
+    return node;
+  }
 
+  /** Everything after the RPC server is up, in Core's order; checks for an interrupt between steps. */
+  private async load(interrupt: AbortSignal): Promise<void> {
+    const { ctx, registry } = this;
+    const { chain, mempool, feeEstimator, wallet, log } = ctx;
+    const o = ctx.config.options;
+    const checkpoint = () => {
+      if (interrupt.aborted) throw new StartupInterrupted();
+    };
     if (o.reindex || chain.reindexPending) {
       registry.warmup.set('Reindexing blocks...');
       log.info('reindexing: rebuilding the block index and UTXO set from stored blocks');
-      await chain.reindex();
+      await chain.reindex(interrupt);
     } else {
       await chain.load();
     }
+    checkpoint();
     // The indexes follow the chain from here and catch up in the background; the address index
     // also follows the mempool, so it starts before mempool.dat is read.
-    startIndexes(indexes);
-    await node.startNotifications();
+    startIndexes(ctx);
+    await this.startNotifications();
+    checkpoint();
     registry.warmup.set('Loading mempool...');
-    const loaded = await mempool.load(o.persistmempool ? join(config.paths.networkDir, MEMPOOL_FILE) : null);
-    log.info({ ...loaded }, 'mempool loaded');
-    const estimates = await feeEstimator.load(join(config.paths.networkDir, FEE_ESTIMATES_FILE));
+    // mempool.dat's load logs its own report.
+    await mempool.load(o.persistmempool ? join(ctx.config.paths.networkDir, MEMPOOL_FILE) : null);
+    this.mempoolLoaded = true;
+    const estimates = await feeEstimator.load(join(ctx.config.paths.networkDir, FEE_ESTIMATES_FILE));
+    this.estimatesLoaded = true;
     if (!estimates.loaded) log.info({ reason: estimates.reason }, 'fee estimator starts empty');
+    checkpoint();
     if (wallet) {
       registry.warmup.set('Loading wallet...');
       await wallet.start();
+      checkpoint();
     }
     registry.warmup.finish();
-    node.timers.push(setInterval(() => mempool.limitSize(), MEMPOOL_TRIM_MS).unref());
-    node.timers.push(setInterval(() => void node.saveFeeEstimates(), FEE_ESTIMATES_SAVE_MS).unref());
-    log.info({ network: config.network.name, height: chain.height, tip: chain.tip.hashHex }, 'csd started');
-    return node;
+    this.timers.push(setInterval(() => mempool.limitSize(), MEMPOOL_TRIM_MS).unref());
+    this.timers.push(setInterval(() => void this.saveFeeEstimates(), FEE_ESTIMATES_SAVE_MS).unref());
+    log.info({ network: ctx.config.network.name, height: chain.height, tip: chain.tip.hashHex }, 'csd started');
   }
 
   /**
@@ -154,7 +193,7 @@ export class Node {
     this.zmq?.close();
     // Let a block being connected finish before saving what depends on it.
     await ctx.chain.close();
-    if (ctx.config.options.persistmempool) {
+    if (ctx.config.options.persistmempool && this.mempoolLoaded) {
       try {
         await ctx.mempool.save(join(ctx.config.paths.networkDir, MEMPOOL_FILE));
       } catch (err) {
@@ -164,8 +203,10 @@ export class Node {
     ctx.mempool.close();
     ctx.wallet?.close();
     await closeIndexes(ctx);
-    ctx.feeEstimator.flushUnconfirmed();
-    await this.saveFeeEstimates();
+    if (this.estimatesLoaded) {
+      ctx.feeEstimator.flushUnconfirmed();
+      await this.saveFeeEstimates();
+    }
     await this.db.close();
     if (this.cookieWritten && ctx.config.paths.cookieFile) await removeCookie(ctx.config.paths.cookieFile);
     ctx.log.info('shutdown: done');
@@ -196,21 +237,33 @@ async function startRpc(config: NodeConfig, registry: RpcRegistry, log: Logger):
     corsDomain: o.rpccorsdomain ?? undefined,
     rateLimit: o.rpcratelimit,
   });
-  // Core: without -rpcallowip the server binds loopback only, whatever -rpcbind says.
-  const binds = o.rpcallowip.length > 0 ? o.rpcbind : ['127.0.0.1', '::1'];
+  // Core: without -rpcallowip the server binds loopback only, whatever -rpcbind says. A bind
+  // address may carry its own port ("addr:port", "[v6]:port"); -rpcport is the default.
+  const binds =
+    o.rpcallowip.length > 0
+      ? o.rpcbind.map((bind) => {
+          const { host, port } = splitHostPort(bind) ?? { host: bind, port: null };
+          return { host, port: port ?? o.rpcport };
+        })
+      : [
+          { host: '127.0.0.1', port: o.rpcport },
+          { host: '::1', port: o.rpcport },
+        ];
   if (o.rpcallowip.length === 0 && config.isSet('rpcbind')) {
     log.warn('-rpcbind was ignored because -rpcallowip was not specified, refusing to allow everyone to connect');
   }
   let bound = 0;
-  for (const host of binds) {
+  for (const { host, port } of binds) {
     try {
-      await server.listen(o.rpcport, host);
+      await server.listen(port, host);
       bound++;
     } catch (err) {
       // ::1 is missing on hosts without IPv6; the IPv4 loopback is enough.
       if (host === '::1' && (err as NodeJS.ErrnoException).code === 'EADDRNOTAVAIL') continue;
       await server.close();
-      throw new Error(`Unable to bind RPC server to ${host}:${o.rpcport}: ${(err as Error).message}`);
+      // A cookie nobody can use would only make cs-cli fail with "Authorization failed" later.
+      if (!o.rpcpassword && config.paths.cookieFile) await removeCookie(config.paths.cookieFile);
+      throw new Error(`Unable to bind RPC server to ${host.includes(':') ? `[${host}]` : host}:${port}: ${(err as Error).message}`);
     }
   }
   if (bound === 0) throw new Error('Unable to bind any endpoint for the RPC server');
