@@ -43,6 +43,18 @@ export const CLI_OPTIONS = {
     max: 65535,
   }),
   rpcuser: text({ category: 'rpc', arg: '<user>', description: 'User name for JSON-RPC connections.', default: null }),
+  rpcwallet: text({
+    category: 'rpc',
+    arg: '<walletname>',
+    description: 'Send RPC for this wallet: the request goes to /wallet/<walletname> (csd has one wallet, named "").',
+    default: null,
+  }),
+  generate: flag({
+    category: 'general',
+    description:
+      'Generate blocks: getnewaddress, then generatetoaddress to it. Optional arguments: the number of blocks (default 1) and maxtries (default 1000000). Example: cs-cli -generate 4 1000',
+    default: false,
+  }),
   rpcpassword: text({
     category: 'rpc',
     arg: '<pw>',

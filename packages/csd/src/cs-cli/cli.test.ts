@@ -300,3 +300,42 @@ test('usage, help, version and configuration errors', async () => {
     stderr: 'Error: Invalid combination of -regtest, -testnet and -chain. Can use at most one.\n',
   });
 });
+
+test('-rpcwallet sends the request to the wallet path, its name URL-encoded', async () => {
+  const server = await rpcServer(() => result('1.5'));
+  const run = await cli([`-rpcport=${server.port}`, '-rpcpassword=x', '-rpcwallet=my wallet/1', 'getbalance']);
+  assert.deepEqual(run, { code: 0, stdout: '1.5\n', stderr: '' });
+  assert.equal(server.requests[0].url, '/wallet/my%20wallet%2F1');
+  const empty = await cli([`-rpcport=${server.port}`, '-rpcpassword=x', '-rpcwallet=', 'getbalance']);
+  assert.equal(empty.code, 0);
+  assert.equal(server.requests[1].url, '/wallet/');
+});
+
+test('-generate asks for a new address, then mines to it, and prints both as bitcoin-cli does', async () => {
+  const server = await rpcServer((seen) =>
+    JSON.parse(seen.body).method === 'getnewaddress' ? result('"csrt1qexample"') : result('["aa","bb"]'),
+  );
+  const run = await cli([`-rpcport=${server.port}`, '-rpcpassword=x', '-generate', '2', '1000']);
+  assert.deepEqual(run, { code: 0, stdout: '{\n  "address": "csrt1qexample",\n  "blocks": [\n    "aa",\n    "bb"\n  ]\n}\n', stderr: '' });
+  assert.deepEqual(
+    server.requests.map((r) => JSON.parse(r.body)).map((b) => [b.method, b.params]),
+    [
+      ['getnewaddress', []],
+      ['generatetoaddress', [2, 'csrt1qexample', 1000]],
+    ],
+  );
+  // One block by default.
+  await cli([`-rpcport=${server.port}`, '-rpcpassword=x', '-generate']);
+  assert.deepEqual(JSON.parse(server.requests[3].body).params, [1, 'csrt1qexample']);
+
+  const tooMany = await cli([`-rpcport=${server.port}`, '-rpcpassword=x', '-generate', '1', '2', '3']);
+  assert.deepEqual(tooMany, { code: 1, stdout: '', stderr: 'error: too many arguments (maximum 2 for nblocks and maxtries)\n' });
+  const zero = await cli([`-rpcport=${server.port}`, '-rpcpassword=x', '-generate', '0']);
+  assert.equal(zero.stderr, 'error: the first argument (number of blocks to generate, default: 1) must be an integer value greater than zero\n');
+  assert.equal(server.requests.length, 4, 'nothing sent for bad arguments');
+
+  // A node without a wallet: getnewaddress's error is the answer.
+  const noWallet = await rpcServer(() => rpcError(404, -32601, 'Method not found'));
+  const refused = await cli([`-rpcport=${noWallet.port}`, '-rpcpassword=x', '-generate']);
+  assert.deepEqual(refused, { code: 32601 % 256, stdout: '', stderr: 'error code: -32601\nerror message:\nMethod not found\n' });
+});

@@ -15,7 +15,7 @@ import { callRpc } from './call.ts';
 import { credentialsReader, rpcEndpoint } from './connection.ts';
 import { convertNamed, convertPositional } from './convert.ts';
 import { CliError } from './errors.ts';
-import { jsonObject, jsonString, writeJson } from './json.ts';
+import { jsonArray, jsonObject, jsonString, member, writeJson, type JsonValue } from './json.ts';
 import { renderReply, type Outcome } from './output.ts';
 import { readStdin } from './stdin.ts';
 
@@ -70,22 +70,50 @@ async function send(settings: Settings<typeof CLI_OPTIONS>, stdin: Readable): Pr
     throw new CliError('-stdinrpcpass specified but failed to read from standard input');
   }
   const [method, ...args] = [...settings.positional, ...fromStdin.args];
+  const call = (name: string, params: JsonValue): Promise<JsonValue> =>
+    callRpc({
+      endpoint: rpcEndpoint(settings),
+      credentials: credentialsReader(settings, fromStdin.password),
+      body: `${writeJson(
+        jsonObject([
+          ['jsonrpc', jsonString('1.0')],
+          ['id', jsonString('cs-cli')],
+          ['method', jsonString(name)],
+          ['params', params],
+        ]),
+      )}\n`,
+      timeoutSeconds: values.rpcclienttimeout,
+      wait: values.rpcwait,
+      waitTimeoutSeconds: values.rpcwaittimeout,
+      confFile: settings.confFile,
+    });
+  // With -generate the arguments are nblocks and maxtries; there is no command.
+  if (values.generate) return renderReply(await generate(method === undefined ? args : [method, ...args], call));
   if (method === undefined) throw new CliError('too few parameters (need at least command)');
   const params = values.named ? convertNamed(method, args) : convertPositional(method, args);
-  const body = jsonObject([
-    ['jsonrpc', jsonString('1.0')],
+  return renderReply(await call(method, params));
+}
+
+/**
+ * bitcoin-cli -generate: a new address from the wallet, then generatetoaddress to it; the reply
+ * is `{ "address", "blocks" }`, or the first error.
+ */
+async function generate(args: readonly string[], call: (name: string, params: JsonValue) => Promise<JsonValue>): Promise<JsonValue> {
+  if (args.length > 2) throw new CliError('too many arguments (maximum 2 for nblocks and maxtries)');
+  if (args[0] === '0') {
+    throw new CliError('the first argument (number of blocks to generate, default: 1) must be an integer value greater than zero');
+  }
+  const fresh = await call('getnewaddress', jsonArray([]));
+  const address = member(fresh, 'result');
+  if (address?.type !== 'string') return fresh;
+  const [nblocks = '1', ...maxtries] = args;
+  const mined = await call('generatetoaddress', convertPositional('generatetoaddress', [nblocks, address.value, ...maxtries]));
+  const blocks = member(mined, 'result');
+  const error = member(mined, 'error');
+  if (blocks === undefined || (error !== undefined && error.type !== 'null')) return mined;
+  return jsonObject([
+    ['result', jsonObject([['address', address], ['blocks', blocks]])],
+    ['error', { type: 'null' }],
     ['id', jsonString('cs-cli')],
-    ['method', jsonString(method)],
-    ['params', params],
   ]);
-  const reply = await callRpc({
-    endpoint: rpcEndpoint(settings),
-    credentials: credentialsReader(settings, fromStdin.password),
-    body: `${writeJson(body)}\n`,
-    timeoutSeconds: values.rpcclienttimeout,
-    wait: values.rpcwait,
-    waitTimeoutSeconds: values.rpcwaittimeout,
-    confFile: settings.confFile,
-  });
-  return renderReply(reply);
 }

@@ -9,13 +9,18 @@ type CliSettings = Settings<typeof CLI_OPTIONS>;
 
 /**
  * Where to send requests, in bitcoin-cli's order of preference for the port: -rpcport, then a
- * port inside -rpcconnect (host:port, [v6]:port), then the network's default.
+ * port inside -rpcconnect (host:port, [v6]:port), then the network's default. -rpcwallet picks
+ * the wallet's path, its name URL-encoded as bitcoin-cli does.
  */
 export function rpcEndpoint(settings: CliSettings): Endpoint {
-  const { rpcconnect, rpcport } = settings.values;
+  const { rpcconnect, rpcport, rpcwallet } = settings.values;
   // The option's own check already accepted the text, so it splits.
   const target = splitHostPort(rpcconnect) ?? { host: rpcconnect, port: null };
-  return { host: target.host, port: settings.isSet('rpcport') ? rpcport : (target.port ?? rpcport) };
+  return {
+    host: target.host,
+    port: settings.isSet('rpcport') ? rpcport : (target.port ?? rpcport),
+    path: rpcwallet === null ? '/' : `/wallet/${encodeURIComponent(rpcwallet)}`,
+  };
 }
 
 /**

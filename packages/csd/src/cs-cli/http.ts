@@ -4,6 +4,8 @@ import { ConnectionFailed } from './errors.ts';
 export interface Endpoint {
   readonly host: string;
   readonly port: number;
+  /** `/`, or `/wallet/<url-encoded name>` with -rpcwallet. */
+  readonly path: string;
 }
 
 export interface HttpReply {
@@ -31,7 +33,7 @@ export function postJson(endpoint: Endpoint, authorization: string, body: string
         host: endpoint.host,
         port: endpoint.port,
         method: 'POST',
-        path: '/',
+        path: endpoint.path,
         // One request per process: no keep-alive pool to hold the process open afterwards.
         agent: false,
         headers: {
