@@ -140,6 +140,10 @@ test('cs.conf: comments, blank lines and whitespace; sections apply to their net
   assert.equal(load(['-regtest', '-rpcport=4444'], conf).config.options.rpcport, 4444, 'the command line beats the file');
 });
 
+test('a UTF-8 byte order mark at the start of cs.conf is not part of the first key', () => {
+  assert.equal(load([], '\ufeffrpcport=1234\n').config.options.rpcport, 1234);
+});
+
 test('section-prefixed keys (regtest.rpcport=) act like section entries; [main] applies to main only', () => {
   const conf = 'regtest.rpcport=5555\n[main]\nrpcport=6666\n';
   assert.equal(load(['-regtest'], conf).config.options.rpcport, 5555);

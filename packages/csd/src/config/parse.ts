@@ -113,10 +113,14 @@ function confLocation(commandLine: readonly Occurrence[], baseDir: string): { pa
   return { path: absolute(baseDir, name), explicit: given !== undefined };
 }
 
-/** A missing cs.conf is fine unless -conf named it; anything else that stops reading it is an error. */
+/**
+ * A missing cs.conf is fine unless -conf named it; anything else that stops reading it is an
+ * error. A UTF-8 byte order mark (left by some Windows editors) is not part of the first key.
+ */
 function readConfText(path: string, explicit: boolean): string | null {
   try {
-    return readFileSync(path, 'utf8');
+    const text = readFileSync(path, 'utf8');
+    return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' && !explicit) return null;

@@ -339,3 +339,12 @@ test('-generate asks for a new address, then mines to it, and prints both as bit
   const refused = await cli([`-rpcport=${noWallet.port}`, '-rpcpassword=x', '-generate']);
   assert.deepEqual(refused, { code: 32601 % 256, stdout: '', stderr: 'error code: -32601\nerror message:\nMethod not found\n' });
 });
+
+test('a port in both -rpcconnect and -rpcport: -rpcport is used, with bitcoin-cli\'s warning', async () => {
+  const server = await rpcServer(() => result('7'));
+  const unused = await freePort();
+  const run = await cli([`-rpcconnect=127.0.0.1:${unused}`, `-rpcport=${server.port}`, '-rpcpassword=x', 'getblockcount']);
+  assert.deepEqual(run, { code: 0, stdout: '7\n', stderr: `Warning: Port specified in both -rpcconnect and -rpcport. Using -rpcport ${server.port}\n` });
+  const quiet = await cli([`-rpcconnect=127.0.0.1`, `-rpcport=${server.port}`, '-rpcpassword=x', 'getblockcount']);
+  assert.equal(quiet.stderr, '');
+});

@@ -70,9 +70,10 @@ async function send(settings: Settings<typeof CLI_OPTIONS>, stdin: Readable): Pr
     throw new CliError('-stdinrpcpass specified but failed to read from standard input');
   }
   const [method, ...args] = [...settings.positional, ...fromStdin.args];
+  const endpoint = rpcEndpoint(settings);
   const call = (name: string, params: JsonValue): Promise<JsonValue> =>
     callRpc({
-      endpoint: rpcEndpoint(settings),
+      endpoint,
       credentials: credentialsReader(settings, fromStdin.password),
       body: `${writeJson(
         jsonObject([
@@ -87,11 +88,12 @@ async function send(settings: Settings<typeof CLI_OPTIONS>, stdin: Readable): Pr
       waitTimeoutSeconds: values.rpcwaittimeout,
       confFile: settings.confFile,
     });
+  const warned = (outcome: Outcome): Outcome => (endpoint.warning ? { ...outcome, stderr: endpoint.warning + outcome.stderr } : outcome);
   // With -generate the arguments are nblocks and maxtries; there is no command.
-  if (values.generate) return renderReply(await generate(method === undefined ? args : [method, ...args], call));
+  if (values.generate) return warned(renderReply(await generate(method === undefined ? args : [method, ...args], call)));
   if (method === undefined) throw new CliError('too few parameters (need at least command)');
   const params = values.named ? convertNamed(method, args) : convertPositional(method, args);
-  return renderReply(await call(method, params));
+  return warned(renderReply(await call(method, params)));
 }
 
 /**

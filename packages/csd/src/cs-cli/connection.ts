@@ -12,14 +12,16 @@ type CliSettings = Settings<typeof CLI_OPTIONS>;
  * port inside -rpcconnect (host:port, [v6]:port), then the network's default. -rpcwallet picks
  * the wallet's path, its name URL-encoded as bitcoin-cli does.
  */
-export function rpcEndpoint(settings: CliSettings): Endpoint {
+export function rpcEndpoint(settings: CliSettings): Endpoint & { readonly warning: string | null } {
   const { rpcconnect, rpcport, rpcwallet } = settings.values;
   // The option's own check already accepted the text, so it splits.
   const target = splitHostPort(rpcconnect) ?? { host: rpcconnect, port: null };
+  const both = settings.isSet('rpcport') && target.port !== null;
   return {
     host: target.host,
     port: settings.isSet('rpcport') ? rpcport : (target.port ?? rpcport),
     path: rpcwallet === null ? '/' : `/wallet/${encodeURIComponent(rpcwallet)}`,
+    warning: both ? `Warning: Port specified in both -rpcconnect and -rpcport. Using -rpcport ${rpcport}\n` : null,
   };
 }
 

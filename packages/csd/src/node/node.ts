@@ -252,6 +252,9 @@ async function startRpc(config: NodeConfig, registry: RpcRegistry, log: Logger):
   if (o.rpcallowip.length === 0 && config.isSet('rpcbind')) {
     log.warn('-rpcbind was ignored because -rpcallowip was not specified, refusing to allow everyone to connect');
   }
+  if (o.rpcallowip.length > 0 && !config.isSet('rpcbind')) {
+    log.warn("option -rpcallowip was specified without -rpcbind; this doesn't usually make sense");
+  }
   let bound = 0;
   for (const { host, port } of binds) {
     try {

@@ -125,3 +125,15 @@ test('-rpcbind takes its own port, as Core: addr:port', async () => {
     await d.cleanup();
   }
 });
+
+test('-rpcallowip without -rpcbind binds loopback only and says so, as Core', async () => {
+  const d = new Daemon({ args: ['-rpcallowip=10.0.0.0/8'] });
+  try {
+    await d.start();
+    assert.equal(await d.call('getblockcount'), 0);
+    assert.match(readFileSync(d.debugLogPath, 'utf8'), /option -rpcallowip was specified without -rpcbind; this doesn't usually make sense/);
+  } finally {
+    await d.stop();
+    await d.cleanup();
+  }
+});
