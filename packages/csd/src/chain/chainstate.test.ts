@@ -84,6 +84,38 @@ test('spending: maturity, fees, double spends, overpaying coinbase, failing scri
     assert.equal(chain.height, 103);
   }));
 
+test('BIP68 relative locks apply to every version from 2 up, compared unsigned (0xffffffff included)', () =>
+  withHarness(async (h) => {
+    const { chain } = h;
+    await mine(chain, 101);
+    const cb1 = coinbaseAt(chain, 1);
+    const value = cb1.outputs[0].value;
+    const fund = spendOpTrue(cb1, 0, [
+      { value: value / 2n, scriptPubKey: OP_TRUE },
+      { value: value / 2n, scriptPubKey: OP_TRUE },
+    ]);
+    let r = await chain.processBlock(nextBlock(chain, { txs: [fund], fees: value - 2n * (value / 2n) }));
+    assert.equal(r.status, 'accepted');
+    // Each spend waits 10 blocks after the funding block, whatever its version's sign bit says.
+    const locked = (vout: number, version: number) =>
+      new Transaction({
+        version,
+        inputs: [{ prevout: { txid: fund.txid, vout }, scriptSig: new Uint8Array(0), sequence: 10, witness: [] }],
+        outputs: [{ value: value / 2n, scriptPubKey: OP_TRUE }],
+        locktime: 0,
+      });
+    for (const version of [2, 0xffffffff | 0, 0x80000000 | 0]) {
+      r = await chain.processBlock(nextBlock(chain, { txs: [locked(0, version)] }));
+      assert.deepEqual([r.status, r.status === 'rejected' && r.reason], ['rejected', 'bad-txns-nonfinal'], `version ${version >>> 0}`);
+    }
+    // Version 1 predates BIP68: its sequence numbers lock nothing.
+    r = await chain.processBlock(nextBlock(chain, { txs: [locked(1, 1)] }));
+    assert.equal(r.status, 'accepted');
+    await mine(chain, 8);
+    r = await chain.processBlock(nextBlock(chain, { txs: [locked(0, 0xffffffff | 0)] }));
+    assert.equal(r.status, 'accepted', 'ten blocks after the funding block the lock is satisfied');
+  }));
+
 test('reorganisation to a longer branch restores spent coins and reports chain tips', () =>
   withHarness(async (h) => {
     const { chain } = h;

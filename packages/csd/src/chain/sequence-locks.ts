@@ -24,8 +24,10 @@ export interface SequenceLock {
 export function sequenceLocks(tx: TxData, prevHeights: readonly number[], parent: BlockIndexEntry): SequenceLock {
   let minHeight = -1;
   let minTime = -1;
-  // Versions below 2 predate BIP68: their sequence numbers carry no meaning.
-  if (tx.version < 2) return { minHeight, minTime };
+  // Versions below 2 predate BIP68: their sequence numbers carry no meaning. The version is
+  // compared unsigned, as Core's uint32 nVersion and as OP_CHECKSEQUENCEVERIFY does: a version
+  // such as 0xffffffff (-1 as the signed field) is above 2 and its locks apply.
+  if (tx.version >>> 0 < 2) return { minHeight, minTime };
   tx.inputs.forEach((input, i) => {
     const seq = input.sequence;
     if (seq & SEQUENCE_LOCKTIME_DISABLE_FLAG) return;
