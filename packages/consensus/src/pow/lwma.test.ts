@@ -72,3 +72,16 @@ test('LWMA3: never easier than powLimit', () => {
   assert.equal(next, nearLimit);
   assert.ok(targetOf(next) <= params.powLimit);
 });
+
+test('LWMA3: near a test-network-sized powLimit the clamp bounds do not wrap', () => {
+  // 2^251 - 1: target × 150 passes 2^256, where fluxd's arith_uint256 would wrap.
+  const testnet: LwmaParams = { window: N, targetSpacing: T, powLimit: (1n << 251n) - 1n };
+  const easiest = targetToCompact(testnet.powLimit);
+  // On time at the easiest target: the average target again (rounded down a hair); slow: the easiest.
+  const onTime = targetOf(lwma3NextBits(chain(N + 1, easiest, () => T), testnet));
+  assert.ok(onTime > (testnet.powLimit * 9999n) / 10000n, `on time gives ${onTime} of ${testnet.powLimit}`);
+  assert.equal(lwma3NextBits(chain(N + 1, easiest, () => 6 * T), testnet), easiest);
+  // Fast blocks: at most 67% of the last target, computed exactly.
+  const fast = lwma3NextBits(chain(N + 1, easiest, () => 1), testnet);
+  assert.equal(fast, targetToCompact((targetOf(easiest) * 67n) / 100n));
+});

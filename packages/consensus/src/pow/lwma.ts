@@ -14,8 +14,13 @@
  * average target. Forcing each timestamp above the previous one keeps out-of-order times from
  * producing negative solvetimes. While the chain has fewer than N+1 blocks the answer is powLimit.
  *
- * Products are taken modulo 2^256, as arith_uint256 does, so results match fluxd bit for bit; they
- * only wrap when powLimit exceeds about 2^255 / 1.5, a regtest-sized limit that does not retarget.
+ * The sum of targets times the solvetimes cannot pass 2^256 for any of our networks' limits, and
+ * is taken modulo 2^256 as arith_uint256 does. The clamp bounds are computed exactly: fluxd's
+ * arith_uint256 product target × 150 wraps once the target passes 2^256 / 150 (about 2^248.8),
+ * which the test network's powLimit (2^251 - 1) does, and the wrapped bound would pin its
+ * difficulty several times above the easiest forever (Flux's testnet escapes through a
+ * minimum-difficulty rule this chain does not have). Below that size, which covers main, the
+ * results are fluxd's bit for bit.
  */
 import { compactToTarget, targetToCompact } from './target.ts';
 
@@ -71,8 +76,8 @@ export function lwma3NextBits(blocks: readonly LwmaBlock[], params: LwmaParams):
   }
 
   let next = (BigInt(weightedSolvetimes) * sumTarget) & UINT256_MAX;
-  const upper = ((lastTarget * 150n) & UINT256_MAX) / 100n;
-  const lower = ((lastTarget * 67n) & UINT256_MAX) / 100n;
+  const upper = (lastTarget * 150n) / 100n;
+  const lower = (lastTarget * 67n) / 100n;
   if (next > upper) next = upper;
   if (lower > next) next = lower;
   if (next > powLimit) next = powLimit;
