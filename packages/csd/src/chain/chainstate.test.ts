@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Transaction } from '@cs/consensus';
+import { Block, Transaction, blockSubsidy } from '@cs/consensus';
 import { OP_TRUE, nextBlock, openHarness, spendOpTrue, type Harness } from '../../test/chain-harness.ts';
-import { assembleBlock, solveBlock } from '../mining/assemble.ts';
+import { addWitnessCommitment, assembleBlock, createCoinbase, solveBlock } from '../mining/assemble.ts';
 import type { Chain } from './chainstate.ts';
 import type { ConnectTiming } from './events.ts';
 
@@ -114,6 +114,41 @@ test('BIP68 relative locks apply to every version from 2 up, compared unsigned (
     await mine(chain, 8);
     r = await chain.processBlock(nextBlock(chain, { txs: [locked(0, 0xffffffff | 0)] }));
     assert.equal(r.status, 'accepted', 'ten blocks after the funding block the lock is satisfied');
+  }));
+
+test('a block with a valid header that breaks a rule is remembered as invalid; a mutated one is not', () =>
+  withHarness(async (h) => {
+    const { chain } = h;
+    await mine(chain, 101);
+    const tip = chain.tip;
+    // A solved block whose coinbase claims the wrong height (BIP34).
+    const height = tip.height + 1;
+    const coinbase = createCoinbase({ height: height + 1, outputs: [{ value: blockSubsidy(height, chain.params), scriptPubKey: OP_TRUE }], extraNonce: Uint8Array.of(9) });
+    const bad = solveBlock(assembleBlock({ prevHash: tip.hash, time: tip.medianTimePast() + 1, bits: chain.nextWorkRequired(tip), txs: addWitnessCommitment([coinbase]) }), chain.params, 10_000)!;
+    let r = await chain.processBlock(bad);
+    assert.equal(r.status === 'rejected' && r.reason, 'bad-cb-height');
+    r = await chain.processBlock(bad);
+    assert.equal(r.status, 'duplicate-invalid', 'known invalid: not validated again');
+    assert.deepEqual(
+      chain.chainTips().map((t) => [t.entry.hashHex, t.status]),
+      [[bad.header.hashHex, 'invalid'], [tip.hashHex, 'active']],
+    );
+    r = await chain.processBlock(nextBlock(chain, { prev: chain.entry(bad.header.hashHex) }));
+    assert.equal(r.status === 'rejected' && r.reason, 'bad-prevblk');
+    await h.reopen();
+    assert.equal((await h.chain.processBlock(bad)).status, 'duplicate-invalid', 'remembered across a restart');
+
+    // CVE-2012-2459: the last transaction repeated gives the same merkle root, so the same header.
+    const cb = (n: number) => coinbaseAt(h.chain, n);
+    const a = spendOpTrue(cb(1), 0, [{ value: cb(1).outputs[0].value, scriptPubKey: OP_TRUE }]);
+    const b = spendOpTrue(cb(2), 0, [{ value: cb(2).outputs[0].value, scriptPubKey: OP_TRUE }]);
+    const good = nextBlock(h.chain, { txs: [a, b] });
+    const mutated = new Block(good.header, [...good.txs, b]);
+    assert.equal(mutated.header.hashHex, good.header.hashHex);
+    r = await h.chain.processBlock(mutated);
+    assert.equal(r.status === 'rejected' && r.reason, 'bad-txns-duplicate');
+    r = await h.chain.processBlock(good);
+    assert.equal(r.status, 'accepted', 'the real block behind the same header is still accepted');
   }));
 
 test('reorganisation to a longer branch restores spent coins and reports chain tips', () =>

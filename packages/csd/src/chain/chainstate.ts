@@ -8,6 +8,7 @@ import {
   MANDATORY_SCRIPT_VERIFY_FLAGS,
   ValidationError,
   checkBlock,
+  checkBlockHeader,
   contextualCheckBlock,
   contextualCheckBlockHeader,
   hashToHex,
@@ -334,7 +335,9 @@ export class Chain {
   private async processBlockNow(block: Block, raw?: Uint8Array): Promise<ProcessResult> {
     const hashHex = block.header.hashHex;
     const known = this.byHash.get(hashHex);
-    if (known?.hasData()) return { status: known.isFailed() ? 'duplicate-invalid' : 'duplicate', entry: known };
+    // As Core's submitblock: a block known to be invalid is not validated again.
+    if (known?.isFailed()) return { status: 'duplicate-invalid', entry: known };
+    if (known?.hasData()) return { status: 'duplicate', entry: known };
     let entry: BlockIndexEntry;
     try {
       entry = this.acceptBlock(block, raw, known);
@@ -350,9 +353,16 @@ export class Chain {
     return { status: this.contains(entry) ? 'accepted' : 'inconclusive', entry };
   }
 
-  /** Core's CheckBlock + AcceptBlockHeader + AcceptBlock: context checks, then store. */
+  /**
+   * Core's AcceptBlockHeader + AcceptBlock: header checks (proof of work, parent, difficulty,
+   * time), then the block's own checks, then store. A valid header whose block breaks a rule is
+   * remembered as invalid, as Core does: submitting it again answers duplicate-invalid without
+   * validating it again, getchaintips lists it as invalid and its children are bad-prevblk. Not
+   * when the failure may be corruption in transit (a mutated merkle tree or witness): the same
+   * header with its real transactions must still be accepted.
+   */
   private acceptBlock(block: Block, raw: Uint8Array | undefined, known: BlockIndexEntry | undefined): BlockIndexEntry {
-    checkBlock(block, this.params);
+    checkBlockHeader(block.header, this.params);
     const prev = this.byHash.get(hashToHex(block.header.prevHash));
     if (!prev) throw new ValidationError('prev-blk-not-found', 'previous block is unknown');
     if (prev.isFailed()) throw new ValidationError('bad-prevblk', 'previous block is invalid');
@@ -361,9 +371,19 @@ export class Chain {
       { expectedBits: this.nextWorkRequired(prev), medianTimePast: prev.medianTimePast(), now: this.now() },
       this.params,
     );
-    contextualCheckBlock(block, prev.height + 1, prev.medianTimePast());
-
     const entry = known ?? BlockIndexEntry.child(block.header, prev, this.sequence++);
+    try {
+      checkBlock(block, this.params, { checkPoW: false });
+      contextualCheckBlock(block, prev.height + 1, prev.medianTimePast());
+    } catch (e) {
+      if (e instanceof ValidationError && !e.corruptionPossible) {
+        entry.status |= BlockStatus.VALID_HEADER | BlockStatus.FAILED_VALID;
+        this.db.write(() => this.db.tables.index.put(Buffer.from(entry.hash), entry.encode()));
+        this.byHash.set(entry.hashHex, entry);
+      }
+      throw e;
+    }
+
     entry.status |= BlockStatus.VALID_HEADER | BlockStatus.HAVE_DATA;
     entry.txCount = block.txs.length;
     const bytes = raw ?? block.encode();
