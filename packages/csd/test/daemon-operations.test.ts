@@ -137,3 +137,15 @@ test('-rpcallowip without -rpcbind binds loopback only and says so, as Core', as
     await d.cleanup();
   }
 });
+
+test('relay policy options reach the mempool: -incrementalrelayfee, -dustrelayfee, -bytespersigop', async () => {
+  const d = new Daemon({ args: ['-incrementalrelayfee=0.00002', '-dustrelayfee=0.0001', '-bytespersigop=30'] });
+  try {
+    await d.start();
+    const info = await d.call<{ incrementalrelayfee: number; minrelaytxfee: number }>('getmempoolinfo');
+    assert.deepEqual([info.incrementalrelayfee, info.minrelaytxfee], [0.00002, 0.00001]);
+  } finally {
+    await d.stop();
+    await d.cleanup();
+  }
+});

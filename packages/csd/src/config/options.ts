@@ -235,6 +235,25 @@ export const NODE_OPTIONS = {
     description: 'Fee rate in coins/kvB below which transactions are not relayed or mined.',
     default: '0.00001',
   }),
+  incrementalrelayfee: amount({
+    category: 'relay',
+    arg: '<amt>',
+    description: 'Fee rate in coins/kvB a replacement must add, and the step of the mempool minimum fee after evictions.',
+    default: '0.00001',
+  }),
+  dustrelayfee: amount({
+    category: 'relay',
+    arg: '<amt>',
+    description: 'Fee rate in coins/kvB that defines dust: an output worth less than spending it at this rate costs.',
+    default: '0.00003',
+  }),
+  bytespersigop: integer({
+    category: 'relay',
+    arg: '<n>',
+    description: 'Virtual bytes charged per sigop when a transaction has more sigop cost than weight can pay for.',
+    default: 20,
+    min: 1,
+  }),
   datacarrier: flag({ category: 'relay', description: 'Relay and mine OP_RETURN (data carrier) transactions.', default: true }),
   datacarriersize: integer({
     category: 'relay',

@@ -138,7 +138,8 @@ test('sigop cost limit and the relay fee floor', () =>
     const low = mempool.accept(cheap);
     assert.equal(reason(low), 'min relay fee not met');
     assert.equal(low.kind === 'rejected' && low.debug, `${vsize - 2} < ${cheap.vsize}`);
-    assert.equal(low.kind === 'rejected' && low.category, 'reconsiderable');
+    // Core 28: a policy failure, not "reconsiderable": a package paying for it is no help.
+    assert.equal(low.kind === 'rejected' && low.category, 'mempool-policy');
     accepted(mempool.accept(spend(coin(1), [COIN_VALUE - BigInt(vsize + 1)])));
   }));
 
@@ -151,6 +152,8 @@ test('script failures: consensus-invalid versus only non-standard', () =>
     const bad = mempool.accept(forged);
     assert.equal(reason(bad), 'mandatory-script-verify-flag-failed (Signature must be zero for failed CHECK(MULTI)SIG operation)');
     assert.equal(bad.kind === 'rejected' && bad.category, 'consensus');
+    // The reason says it all, as in Core 28: no debug text follows it in RPC messages.
+    assert.ok(bad.kind === 'rejected' && !bad.debug);
 
     const high = mempool.accept(spend(coin(1), [COIN_VALUE - 10_000n], { highS: true }));
     assert.equal(reason(high), 'non-mandatory-script-verify-flag (Non-canonical signature: S value is unnecessarily high)');
@@ -244,6 +247,10 @@ test('BIP68 relative locks must be satisfied in the next block', () =>
     assert.equal(reason(mempool.accept(locked)), 'non-BIP68-final');
     await mine(chain);
     accepted(mempool.accept(locked));
+
+    // BIP68 is checked before the inputs' amounts and maturity, as in Core's PreChecks.
+    const overspend = spend(coin(2), [COIN_VALUE * 2n], { sequence: 200 });
+    assert.equal(reason(mempool.accept(overspend)), 'non-BIP68-final');
 
     // An unconfirmed parent counts as confirming in the next block: a lock of 0 blocks holds, 1 does not.
     assert.equal(reason(mempool.accept(spend(utxo(locked, 0), [80_000n], { sequence: 1 }))), 'non-BIP68-final');

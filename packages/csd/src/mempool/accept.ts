@@ -5,7 +5,6 @@ import {
   ValidationError,
   checkTransaction,
   getTransactionSigOpCost,
-  hashToHex,
   isFinalTx,
   moneyRange,
   scriptErrorString,
@@ -82,9 +81,16 @@ export function validateForMempool(ctx: AcceptContext, tx: Transaction, args: Ac
   if (early !== null) return fail(early);
   const conflicts = findConflicts(ctx, tx);
   if (!(conflicts instanceof Set)) return fail(conflicts);
-  const inputs = checkInputs(ctx, tx);
-  if (!('coins' in inputs)) return fail(inputs);
-  const { coins, fee } = inputs;
+  const coins = fetchCoins(ctx, tx);
+  if (!Array.isArray(coins)) return fail(coins);
+
+  // Unconfirmed parents are assumed to confirm in the next block (Core's CalculatePrevHeights).
+  const prevHeights = coins.map((c) => (c.height === MEMPOOL_HEIGHT ? tip.height + 1 : c.height));
+  if (!sequenceLocksSatisfied(sequenceLocks(tx, prevHeights, tip), tip)) return fail(rejected('premature-spend', 'non-BIP68-final'));
+
+  const inputs = checkTxInputs(ctx, tx, coins);
+  if (!('fee' in inputs)) return fail(inputs);
+  const { fee } = inputs;
 
   const spent: TxOut[] = coins.map((c) => ({ value: c.value, scriptPubKey: c.scriptPubKey }));
   if (policy.requireStandard) {
@@ -92,16 +98,16 @@ export function validateForMempool(ctx: AcceptContext, tx: Transaction, args: Ac
     if (tx.hasWitness && !isWitnessStandard(tx, spent)) return fail(rejected('witness-mutated', 'bad-witness-nonstandard'));
   }
 
-  // Unconfirmed parents are assumed to confirm in the next block (Core's CalculatePrevHeights).
-  const prevHeights = coins.map((c) => (c.height === MEMPOOL_HEIGHT ? tip.height + 1 : c.height));
-  if (!sequenceLocksSatisfied(sequenceLocks(tx, prevHeights, tip), tip)) return fail(rejected('premature-spend', 'non-BIP68-final'));
-
   const sigOpCost = getTransactionSigOpCost(tx, spent.map((o) => o.scriptPubKey), STANDARD_SCRIPT_VERIFY_FLAGS);
   const vsize = virtualSize(tx.weight, sigOpCost, policy.bytesPerSigop);
   if (sigOpCost > MAX_STANDARD_TX_SIGOPS_COST) return fail(rejected('not-standard', 'bad-txns-too-many-sigops', String(sigOpCost)));
 
   const modifiedFee = fee + ctx.feeDelta(tx.txidHex);
   if (!args.bypassLimits) {
+    // The static relay minimum on its own first: unlike the rolling one it is not a matter of
+    // the moment, and Core names it rather than the mempool minimum when both fail.
+    const relayFloor = feeForSize(policy.minRelayFee, vsize);
+    if (modifiedFee < relayFloor) return fail(rejected('mempool-policy', 'min relay fee not met', `${modifiedFee} < ${relayFloor}`));
     const floor = checkFeeRate(ctx, vsize, modifiedFee);
     if (floor !== null) return fail(floor);
   }
@@ -169,8 +175,8 @@ function findConflicts(ctx: AcceptContext, tx: Transaction): Set<MempoolEntry> |
   return conflicts;
 }
 
-/** The coins the inputs spend (chain or mempool), then Core's CheckTxInputs for the next block. */
-function checkInputs(ctx: AcceptContext, tx: Transaction): { readonly coins: Coin[]; readonly fee: bigint } | AcceptFailure {
+/** The coins the inputs spend, from the chain or the mempool (Core's view of PreChecks). */
+function fetchCoins(ctx: AcceptContext, tx: Transaction): Coin[] | AcceptFailure {
   const { chain } = ctx;
   const view = new MempoolCoinView(chain, ctx.pool);
   const coins: Coin[] = [];
@@ -186,7 +192,12 @@ function checkInputs(ctx: AcceptContext, tx: Transaction): { readonly coins: Coi
     if (confirmed) return { kind: 'already-in-chain', reason: 'txn-already-known' };
     return { kind: 'missing-inputs', reason: 'bad-txns-inputs-missingorspent', missing };
   }
+  return coins;
+}
 
+/** Core's CheckTxInputs for the next block: coinbase maturity, amounts, the fee. */
+function checkTxInputs(ctx: AcceptContext, tx: Transaction, coins: readonly Coin[]): { readonly fee: bigint } | AcceptFailure {
+  const { chain } = ctx;
   const nextHeight = chain.tip.height + 1;
   let valueIn = 0n;
   for (const coin of coins) {
@@ -200,7 +211,7 @@ function checkInputs(ctx: AcceptContext, tx: Transaction): { readonly coins: Coi
   if (valueIn < valueOut) return rejected('consensus', 'bad-txns-in-belowout', `value in (${valueIn}) < value out (${valueOut})`);
   const fee = valueIn - valueOut;
   if (!moneyRange(fee)) return rejected('consensus', 'bad-txns-fee-outofrange');
-  return { coins, fee };
+  return { fee };
 }
 
 /** Core's CheckFeeRate: the rolling mempool minimum first, then the static relay minimum. */
@@ -240,7 +251,7 @@ function replacementChecks(
  * Core's PolicyScriptChecks: every input under the standard flags. On a failure, the input is
  * checked again under the consensus flags alone: passing there makes the transaction merely
  * non-standard (a peer relaying it is not misbehaving); failing makes it invalid. Both report the
- * error of the standard check, as Core does.
+ * error of the standard check in the reason and nothing else, as Core does.
  */
 function checkScripts(tx: Transaction, spent: readonly TxOut[]): AcceptFailure | null {
   const txdata = new PrecomputedTxData(tx);
@@ -248,11 +259,10 @@ function checkScripts(tx: Transaction, spent: readonly TxOut[]): AcceptFailure |
     const r = verifyInput(tx, i, spent[i], STANDARD_SCRIPT_VERIFY_FLAGS, txdata);
     if (r.ok) continue;
     const text = scriptErrorString(r.error);
-    const debug = `input ${i} of ${hashToHex(tx.txid)}`;
     if (verifyInput(tx, i, spent[i], MANDATORY_SCRIPT_VERIFY_FLAGS, txdata).ok) {
-      return rejected('not-standard', `non-mandatory-script-verify-flag (${text})`, debug);
+      return rejected('not-standard', `non-mandatory-script-verify-flag (${text})`);
     }
-    return rejected('consensus', `mandatory-script-verify-flag-failed (${text})`, debug);
+    return rejected('consensus', `mandatory-script-verify-flag-failed (${text})`);
   }
   return null;
 }

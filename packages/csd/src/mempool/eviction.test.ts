@@ -48,6 +48,10 @@ test('a full pool evicts the lowest descendant score, raises the minimum fee, an
       const low = c.mempool.accept(at(coins[16], 3.5));
       assert.equal(reason(low), 'mempool min fee not met');
       assert.equal(low.kind === 'rejected' && low.debug, `${Math.round(3.5 * VSIZE)} < ${Math.ceil(4 * VSIZE)}`);
+      // Below the static relay minimum too: that one is named, as Core checks it first.
+      const tiny = c.mempool.accept(at(coins[16], 0.5));
+      assert.equal(reason(tiny), 'min relay fee not met');
+      assert.equal(tiny.kind === 'rejected' && tiny.debug, `${Math.round(0.5 * VSIZE)} < ${VSIZE}`);
 
       // Above the minimum, yet the lowest score in the pool: in and straight out again.
       const last = at(coins[17], 4.5);

@@ -81,6 +81,9 @@ export class Node {
         permitBareMultisig: o.permitbaremultisig,
         maxDatacarrierBytes: o.datacarrier ? o.datacarriersize : null,
         minRelayFee: o.minrelaytxfee,
+        incrementalRelayFee: o.incrementalrelayfee,
+        dustRelayFee: o.dustrelayfee,
+        bytesPerSigop: o.bytespersigop,
       },
       limits: {
         ancestorCount: o.limitancestorcount,
