@@ -302,6 +302,11 @@ export class Mempool {
     return [...this.unbroadcastSet];
   }
 
+  /** Submitted locally again while already in the pool (Core's AddUnbroadcastTx on every relay=true broadcast). */
+  addUnbroadcast(txid: string): void {
+    if (this.pool.get(txid)) this.unbroadcastSet.add(txid);
+  }
+
   /** A peer requested the transaction: it is out. */
   markBroadcast(txid: string): void {
     this.unbroadcastSet.delete(txid);

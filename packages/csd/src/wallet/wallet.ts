@@ -292,7 +292,8 @@ export class Wallet {
       if (change) this.keyring.markUsed(change.type, INTERNAL, change.index, w);
       this.state.tracker.sync(tx, INACTIVE, w, comment);
     });
-    const result = this.mempool.accept(tx);
+    // Broadcast with relay, as Core's CommitTransaction: unbroadcast until a peer takes it.
+    const result = this.mempool.accept(tx, { unbroadcast: true });
     if (result.kind === 'accepted') return { ok: true };
     if (result.kind === 'valid') throw new Error('a wallet submission was handled as a test');
     this.store.write((w) => this.ledger.remove(tx.txidHex, w));

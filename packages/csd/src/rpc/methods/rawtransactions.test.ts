@@ -337,6 +337,10 @@ test('sendrawtransaction: accepted, already known, and every refusal with its co
     assert.ok(mempool.has(tx.txidHex));
     assert.deepEqual(mempool.unbroadcast(), [tx.txidHex]);
     assert.equal(await node.call('sendrawtransaction', hex(tx)), tx.txidHex, 'already in the mempool: its txid again');
+    // Sent again after a peer took it: unbroadcast again, as Core's BroadcastTransaction with relay.
+    mempool.markBroadcast(tx.txidHex);
+    assert.equal(await node.call('sendrawtransaction', hex(tx)), tx.txidHex);
+    assert.deepEqual(mempool.unbroadcast(), [tx.txidHex]);
 
     await expectError(node, -22, 'TX decode failed. Make sure the tx has at least one input.', 'sendrawtransaction', 'zz');
     const orphan = spend({ outpoint: { txid: new Uint8Array(32).fill(9), vout: 0 }, output: { value: COIN_VALUE, scriptPubKey: ANYONE_SCRIPT } }, [COIN_VALUE - 10_000n]);

@@ -593,7 +593,10 @@ export function registerRawTransactionMethods(registry: RpcRegistry, ctx: NodeCo
       if (tx.outputs.some((_, vout) => chain.getCoin({ txid: tx.txid, vout }))) {
         throw new RpcError(RpcErrorCode.VERIFY_ALREADY_IN_CHAIN, 'Transaction outputs already in utxo set');
       }
-      if (mempool.has(tx.txidHex)) return tx.txidHex;
+      if (mempool.has(tx.txidHex)) {
+        mempool.addUnbroadcast(tx.txidHex);
+        return tx.txidHex;
+      }
       const result = mempool.accept(tx, { maxFeeRate, unbroadcast: true });
       if (result.kind === 'accepted' || result.kind === 'valid') return tx.txidHex;
       throw broadcastError(result);

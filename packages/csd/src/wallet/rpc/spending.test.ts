@@ -38,6 +38,8 @@ test('sendtoaddress pays, makes change to a fresh change address and pays the fe
     await fund(node);
     const txid = await node.call<string>('sendtoaddress', FOREIGN, 1, 'rent', 'landlord');
     const { tx, fee } = mempoolTx(node, txid);
+    // Broadcast with relay, as Core's wallet does: unbroadcast until a peer takes it.
+    assert.deepEqual(node.fixture.mempool.unbroadcast(), [txid]);
     assert.equal(fee, feeForSize(FALLBACK, plannedVsize(tx)));
     assert.equal(tx.outputs.length, 2);
     const change = tx.outputs.find((o) => o.value !== 100_000_000n)!;
