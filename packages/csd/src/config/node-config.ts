@@ -19,6 +19,8 @@ export interface NodePaths {
   /** The configuration file looked for (it may not exist), or null with -noconf. */
   readonly confFile: string | null;
   readonly debugLog: string;
+  /** Where the mempool is saved at shutdown (and by savemempool) and read at startup. */
+  readonly mempoolFile: string;
   /** Where the RPC cookie goes when csd uses one; null with -norpccookiefile. */
   readonly cookieFile: string | null;
 }
@@ -59,6 +61,7 @@ export function loadConfig(argv: readonly string[], env: Env = process.env): Nod
       networkDir,
       confFile: settings.confFile,
       debugLog: join(networkDir, 'debug.log'),
+      mempoolFile: join(networkDir, 'mempool.dat'),
       cookieFile: values.rpccookiefile === null ? null : resolve(networkDir, values.rpccookiefile),
     }),
     options: values,

@@ -25,7 +25,6 @@ import { NodeClock } from './clock.ts';
 import type { NodeContext } from './context.ts';
 import { registerNodeMethods } from './methods.ts';
 
-const MEMPOOL_FILE = 'mempool.dat';
 const FEE_ESTIMATES_FILE = 'fee_estimates.dat';
 /** How often expired and excess mempool transactions are dropped. */
 const MEMPOOL_TRIM_MS = 60_000;
@@ -144,7 +143,7 @@ export class Node {
     checkpoint();
     registry.warmup.set('Loading mempool...');
     // mempool.dat's load logs its own report.
-    await mempool.load(o.persistmempool ? join(ctx.config.paths.networkDir, MEMPOOL_FILE) : null);
+    await mempool.load(o.persistmempool ? ctx.config.paths.mempoolFile : null);
     this.mempoolLoaded = true;
     const estimates = await feeEstimator.load(join(ctx.config.paths.networkDir, FEE_ESTIMATES_FILE));
     this.estimatesLoaded = true;
@@ -198,7 +197,7 @@ export class Node {
     await ctx.chain.close();
     if (ctx.config.options.persistmempool && this.mempoolLoaded) {
       try {
-        await ctx.mempool.save(join(ctx.config.paths.networkDir, MEMPOOL_FILE));
+        await ctx.mempool.save(ctx.config.paths.mempoolFile);
       } catch (err) {
         ctx.log.warn({ err }, 'could not save the mempool');
       }

@@ -1,6 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { BlockHeader, Writer, hashToHex, scriptToAddress, type Transaction } from '@cs/consensus';
 import { withRpcNode, type RpcTestNode } from '../../../test/rpc-harness.ts';
 import { COIN_VALUE, KEY_SCRIPT, accepted, feeOf, mine, spend, utxo } from '../../../test/mempool-harness.ts';
@@ -312,6 +314,23 @@ test('gettxoutsetinfo walks one snapshot: blocks connected during the walk do no
     assert.equal((await walk).txouts, after.txouts);
   }));
 
+test('savemempool writes mempool.dat in the network folder once the pool has been loaded', () =>
+  withNode(async (node) => {
+    const { mempool, config } = node.ctx;
+    // Before the startup load has run (the harness leaves it to the test), nothing is written.
+    assert.equal(mempool.info().loaded, false);
+    await expectError(node, -1, 'The mempool was not loaded yet', 'savemempool');
+    await mempool.load(null);
+    // csd creates its network folder at startup; the harness's chain lives elsewhere.
+    mkdirSync(config.paths.networkDir, { recursive: true });
+    const tx = spend(node.fixture.coin(1), [COIN_VALUE - 10_000n]);
+    admit(node, tx);
+    const saved = (await node.call('savemempool')) as Json;
+    assert.deepEqual(saved, { filename: join(config.paths.networkDir, 'mempool.dat') });
+    const bytes = readFileSync(saved.filename as string);
+    assert.ok(bytes.includes(Buffer.from(tx.encode())), 'the file holds the transaction');
+  }));
+
 test('getmempoolinfo and getrawmempool follow the pool', () =>
   withNode(async (node) => {
     const empty = (await node.call('getmempoolinfo')) as Json;
@@ -392,7 +411,7 @@ test('every blockchain method has full help', () =>
     const names = [
       'getblockchaininfo', 'getbestblockhash', 'getblockcount', 'getblockhash', 'getblockheader', 'getblock', 'getchaintips',
       'getdifficulty', 'gettxout', 'gettxoutsetinfo', 'getmempoolinfo', 'getrawmempool', 'getmempoolentry',
-      'getmempoolancestors', 'getmempooldescendants', 'invalidateblock', 'reconsiderblock',
+      'getmempoolancestors', 'getmempooldescendants', 'savemempool', 'invalidateblock', 'reconsiderblock',
     ];
     for (const name of names) {
       const help = node.registry.help(name);

@@ -596,6 +596,26 @@ export function registerBlockchainMethods(registry: RpcRegistry, ctx: NodeContex
   });
 
   registry.register({
+    name: 'savemempool',
+    category: 'Blockchain',
+    description: 'Dumps the mempool to disk. It will fail until the previous dump is fully loaded.',
+    params: [],
+    result: ['{                    (json object)', '  "filename" : "str"    (string) the directory and file where the mempool was saved', '}'].join('\n'),
+    examples: [{ args: [] }],
+    handler: async () => {
+      if (!mempool.info().loaded) throw new RpcError(RpcErrorCode.MISC_ERROR, 'The mempool was not loaded yet');
+      const filename = ctx.config.paths.mempoolFile;
+      try {
+        await mempool.save(filename);
+      } catch (err) {
+        ctx.log.warn({ err, filename }, 'savemempool failed');
+        throw new RpcError(RpcErrorCode.MISC_ERROR, 'Unable to dump mempool to disk');
+      }
+      return { filename };
+    },
+  });
+
+  registry.register({
     name: 'getmempoolinfo',
     category: 'Blockchain',
     description: 'Returns details on the active state of the TX memory pool.',
