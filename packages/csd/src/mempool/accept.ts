@@ -48,8 +48,10 @@ export interface AcceptContext {
 export interface AcceptArgs {
   /** Skip the fee floors (transactions of disconnected blocks, which were paid for once). */
   readonly bypassLimits: boolean;
-  /** Refuse a fee above this rate times the virtual size; null for no cap. */
+  /** Refuse a fee above this rate times the virtual size (sigops counted); null for no cap. */
   readonly maxFeeRate: FeeRate | null;
+  /** Refuse a fee above this amount; checked besides maxFeeRate. */
+  readonly maxFee: bigint | null;
 }
 
 /** A transaction that passed every check, with what adding it involves. */
@@ -136,6 +138,7 @@ export function validateForMempool(ctx: AcceptContext, tx: Transaction, args: Ac
     const maxFee = feeForSize(args.maxFeeRate, vsize);
     if (fee > maxFee) return fail({ kind: 'max-fee-exceeded', reason: 'max-fee-exceeded', fee, maxFee });
   }
+  if (args.maxFee !== null && fee > args.maxFee) return fail({ kind: 'max-fee-exceeded', reason: 'max-fee-exceeded', fee, maxFee: args.maxFee });
 
   return { ok: true, plan: { tx, fee, modifiedFee, vsize, sigOpCost, ancestors, replaced } };
 }

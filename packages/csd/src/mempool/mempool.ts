@@ -57,8 +57,10 @@ export interface MempoolOptions {
 export interface AcceptOptions {
   /** testmempoolaccept: run every check, change nothing. */
   readonly testOnly?: boolean;
-  /** Refuse a fee above this rate (units per kvB) times the virtual size (maxfeerate). */
+  /** Refuse a fee above this rate (units per kvB) times the virtual size, sigops counted (testmempoolaccept's maxfeerate). */
   readonly maxFeeRate?: FeeRate;
+  /** Refuse a fee above this amount (sendrawtransaction's maxfeerate, applied to the size without sigops, as Core). */
+  readonly maxFee?: bigint;
   /** Skip the fee floors and size limiting: for transactions of disconnected blocks. */
   readonly bypassLimits?: boolean;
   /** Entry time to record instead of now (mempool.dat keeps the original one). */
@@ -228,7 +230,7 @@ export class Mempool {
   /** Core's AcceptToMemoryPool (testmempoolaccept with testOnly). */
   accept(tx: Transaction, opts: AcceptOptions = {}): AcceptResult {
     const bypassLimits = opts.bypassLimits ?? false;
-    const validation = validateForMempool(this.acceptContext(), tx, { bypassLimits, maxFeeRate: opts.maxFeeRate ?? null });
+    const validation = validateForMempool(this.acceptContext(), tx, { bypassLimits, maxFeeRate: opts.maxFeeRate ?? null, maxFee: opts.maxFee ?? null });
     if (!validation.ok) return validation.failure;
     const { plan } = validation;
     const replaced = [...plan.replaced];

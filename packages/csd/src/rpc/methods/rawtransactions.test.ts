@@ -369,6 +369,21 @@ test('sendrawtransaction: accepted, already known, and every refusal with its co
     await expectError(node, -27, 'Transaction outputs already in utxo set', 'sendrawtransaction', hex(confirmed));
   }));
 
+test('maxfeerate: sendrawtransaction sizes the cap without sigops, testmempoolaccept with them, as Core', () =>
+  withNode(async (node) => {
+    // 100 bare 1-of-1 multisig outputs: 8,000 sigop cost, so a sigop-adjusted vsize of 40,000
+    // against about 4,700 vbytes of weight.
+    const multisig = multisigScript(1, [Uint8Array.of(0x02, ...new Uint8Array(32).fill(1))]);
+    const fee = 50_000_000n;
+    const each = (COIN_VALUE - fee) / 100n;
+    const heavy = buildTx({ inputs: [node.fixture.coin(1)], outputs: Array.from({ length: 100 }, () => ({ value: each, scriptPubKey: multisig })) });
+    const rate = 0.05; // coins/kvB: 5,000,000 units/kvB caps the fee at ~23.5M by weight, 200M with sigops
+    assert.ok(feeRateOf(fee, heavy.vsize) > 5_000_000n);
+    const [verdict] = (await node.call('testmempoolaccept', [hex(heavy)], rate)) as Json[];
+    assert.equal(verdict.allowed, true);
+    await expectError(node, -25, 'Fee exceeds maximum configured by user (e.g. -maxtxfee, maxfeerate)', 'sendrawtransaction', hex(heavy), rate);
+  }));
+
 test('testmempoolaccept: per-transaction verdicts without changing the pool', () =>
   withNode(async (node) => {
     const { mempool } = node.ctx;

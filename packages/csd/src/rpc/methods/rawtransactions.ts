@@ -32,7 +32,7 @@ import type { Coin } from '../../chain/coins.ts';
 import { amountToJson, scriptPubKeyToJson, txPlacementToJson, txToJson } from '../../format/json.ts';
 import type { AcceptFailure } from '../../mempool/results.ts';
 import type { NodeContext } from '../../node/context.ts';
-import { feeRateOf, feeRateToCoins, type FeeRate } from '../../policy/feerate.ts';
+import { feeForSize, feeRateOf, feeRateToCoins, type FeeRate } from '../../policy/feerate.ts';
 import { DEFAULT_MAX_RAW_TX_FEE_RATE } from '../../policy/policy.ts';
 import { amountFromValue } from '../amount.ts';
 import { RpcError, RpcErrorCode } from '../errors.ts';
@@ -597,7 +597,9 @@ export function registerRawTransactionMethods(registry: RpcRegistry, ctx: NodeCo
         mempool.addUnbroadcast(tx.txidHex);
         return tx.txidHex;
       }
-      const result = mempool.accept(tx, { maxFeeRate, unbroadcast: true });
+      // Core's sendrawtransaction caps the fee on GetVirtualTransactionSize without sigops.
+      const maxFee = maxFeeRate > 0n ? feeForSize(maxFeeRate, tx.vsize) : undefined;
+      const result = mempool.accept(tx, { maxFee, unbroadcast: true });
       if (result.kind === 'accepted' || result.kind === 'valid') return tx.txidHex;
       throw broadcastError(result);
     },
