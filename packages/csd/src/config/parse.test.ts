@@ -49,6 +49,7 @@ test('with nothing configured every option has its default, on main, in the data
     networkDir: dir,
     confFile: join(dir, 'cs.conf'),
     debugLog: join(dir, 'debug.log'),
+    mempoolFile: join(dir, 'mempool.dat'),
     cookieFile: join(dir, '.cookie'),
   });
   const o = config.options;
