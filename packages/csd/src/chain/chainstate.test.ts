@@ -186,6 +186,20 @@ test('reorganisation to a longer branch restores spent coins and reports chain t
     const fork = tips.find((t) => t.entry === oldTip)!;
     assert.deepEqual([fork.status, fork.branchLength], ['valid-fork', 2]);
 
+    // A branch whose first block spends a coin that does not exist: stored while it has less
+    // work, it fails when a second block makes it the best. That second block was never checked
+    // itself (Core's submitblock: inconclusive); the tip stays, both are invalid now.
+    const tipBefore = chain.tip;
+    const missing = spendOpTrue(spend, 5, [{ value: 1n, scriptPubKey: OP_TRUE }]);
+    const b1 = nextBlock(chain, { prev: chain.atHeight(chain.height - 1)!, txs: [missing] });
+    assert.equal((await chain.processBlock(b1)).status, 'inconclusive');
+    const b2 = nextBlock(chain, { prev: chain.entry(b1.header.hashHex)! });
+    const r2 = await chain.processBlock(b2);
+    assert.equal(r2.status, 'inconclusive');
+    assert.equal(chain.tip, tipBefore);
+    assert.equal(chain.entry(b1.header.hashHex)!.isFailed(), true);
+    assert.equal((await chain.processBlock(b2)).status, 'duplicate-invalid');
+
     // Resubmitting a known block is a duplicate; an orphan is refused.
     assert.equal((await chain.processBlock(branch[0])).status, 'duplicate');
     const draft = nextBlock(chain);

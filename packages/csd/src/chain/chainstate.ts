@@ -349,7 +349,9 @@ export class Chain {
     const failure = this.connectFailures.get(entry);
     this.connectFailures.clear();
     if (failure) return { status: 'rejected', reason: failure.reason, debug: failure.debug };
-    if (entry.isFailed()) return { status: 'rejected', reason: 'bad-prevblk', debug: 'an ancestor failed to connect' };
+    // An ancestor failed to connect during the reorg this block set off: the block itself was
+    // never checked, so Core's submitblock answers inconclusive (and the block is now known bad).
+    if (entry.isFailed()) return { status: 'inconclusive', entry };
     return { status: this.contains(entry) ? 'accepted' : 'inconclusive', entry };
   }
 
