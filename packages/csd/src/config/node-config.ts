@@ -21,6 +21,8 @@ export interface NodePaths {
   readonly debugLog: string;
   /** Where the mempool is saved at shutdown (and by savemempool) and read at startup. */
   readonly mempoolFile: string;
+  /** Where fee estimates are saved (hourly and at shutdown) and read at startup. */
+  readonly feeEstimatesFile: string;
   /** Where the RPC cookie goes when csd uses one; null with -norpccookiefile. */
   readonly cookieFile: string | null;
 }
@@ -62,6 +64,7 @@ export function loadConfig(argv: readonly string[], env: Env = process.env): Nod
       confFile: settings.confFile,
       debugLog: join(networkDir, 'debug.log'),
       mempoolFile: join(networkDir, 'mempool.dat'),
+      feeEstimatesFile: join(networkDir, 'fee_estimates.dat'),
       cookieFile: values.rpccookiefile === null ? null : resolve(networkDir, values.rpccookiefile),
     }),
     options: values,

@@ -50,6 +50,7 @@ test('with nothing configured every option has its default, on main, in the data
     confFile: join(dir, 'cs.conf'),
     debugLog: join(dir, 'debug.log'),
     mempoolFile: join(dir, 'mempool.dat'),
+    feeEstimatesFile: join(dir, 'fee_estimates.dat'),
     cookieFile: join(dir, '.cookie'),
   });
   const o = config.options;

@@ -25,7 +25,6 @@ import { NodeClock } from './clock.ts';
 import type { NodeContext } from './context.ts';
 import { registerNodeMethods } from './methods.ts';
 
-const FEE_ESTIMATES_FILE = 'fee_estimates.dat';
 /** How often expired and excess mempool transactions are dropped. */
 const MEMPOOL_TRIM_MS = 60_000;
 /** How often fee estimates are saved (Core: hourly), so a crash loses at most that much. */
@@ -145,7 +144,7 @@ export class Node {
     // mempool.dat's load logs its own report.
     await mempool.load(o.persistmempool ? ctx.config.paths.mempoolFile : null);
     this.mempoolLoaded = true;
-    const estimates = await feeEstimator.load(join(ctx.config.paths.networkDir, FEE_ESTIMATES_FILE));
+    const estimates = await feeEstimator.load(ctx.config.paths.feeEstimatesFile);
     this.estimatesLoaded = true;
     if (!estimates.loaded) log.info({ reason: estimates.reason }, 'fee estimator starts empty');
     checkpoint();
@@ -174,7 +173,7 @@ export class Node {
 
   private async saveFeeEstimates(): Promise<void> {
     try {
-      await this.ctx.feeEstimator.save(join(this.ctx.config.paths.networkDir, FEE_ESTIMATES_FILE));
+      await this.ctx.feeEstimator.save(this.ctx.config.paths.feeEstimatesFile);
     } catch (err) {
       this.ctx.log.warn({ err }, 'could not save fee estimates');
     }
