@@ -240,8 +240,11 @@ function parseMaxFeeRate(rate: bigint): FeeRate {
   return rate;
 }
 
-/** sendrawtransaction's errors for a refused transaction (Core's BroadcastTransaction, docs/mempool.md). */
-function broadcastError(failure: AcceptFailure): RpcError {
+/**
+ * The RPC error for a transaction the mempool refused, as sendrawtransaction and the wallet's
+ * sends report it (Core's BroadcastTransaction, docs/mempool.md).
+ */
+export function broadcastError(failure: AcceptFailure): RpcError {
   switch (failure.kind) {
     case 'rejected':
       return new RpcError(RpcErrorCode.VERIFY_REJECTED, failure.debug ? `${failure.reason}, ${failure.debug}` : failure.reason);

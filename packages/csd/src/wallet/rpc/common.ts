@@ -3,7 +3,6 @@
  * into Core's error codes, and parsing addresses and address types as Core does.
  */
 import { AddressError, addressToScript, decodeAddress, destinationToScript, type Destination } from '@cs/consensus';
-import type { AcceptFailure } from '../../mempool/results.ts';
 import type { NodeContext } from '../../node/context.ts';
 import { RpcError, RpcErrorCode, type RpcErrorCodeValue } from '../../rpc/errors.ts';
 import type { RpcCallContext } from '../../rpc/registry.ts';
@@ -92,23 +91,6 @@ export function parseAddressType(text: string | undefined, fallback: AddressType
 export function parseLabel(label: string): string {
   if (label === '*') throw new RpcError(RpcErrorCode.WALLET_INVALID_LABEL_NAME, 'Invalid label name');
   return label;
-}
-
-/**
- * A wallet transaction the mempool refused, reported as sendrawtransaction reports it (Core's
- * BroadcastTransaction errors, docs/mempool.md); the wallet has already forgotten it.
- */
-export function submitError(failure: AcceptFailure): RpcError {
-  switch (failure.kind) {
-    case 'rejected':
-      return new RpcError(RpcErrorCode.VERIFY_REJECTED, failure.debug ? `${failure.reason}, ${failure.debug}` : failure.reason);
-    case 'missing-inputs':
-      return new RpcError(RpcErrorCode.VERIFY_ERROR, failure.reason);
-    case 'already-in-chain':
-      return new RpcError(RpcErrorCode.VERIFY_ALREADY_IN_CHAIN, 'Transaction outputs already in utxo set');
-    case 'max-fee-exceeded':
-      return new RpcError(RpcErrorCode.VERIFY_ERROR, 'Fee exceeds maximum configured by user (e.g. -maxtxfee, maxfeerate)');
-  }
 }
 
 /** A sample address for help examples. */

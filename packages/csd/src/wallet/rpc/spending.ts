@@ -7,7 +7,7 @@ import { amountToJson } from '../../format/json.ts';
 import type { NodeContext } from '../../node/context.ts';
 import { amountFromValue } from '../../rpc/amount.ts';
 import { jsonInteger, jsonString, parseHashV } from '../../rpc/methods/blockchain.ts';
-import { decodeHexTx } from '../../rpc/methods/rawtransactions.ts';
+import { broadcastError, decodeHexTx } from '../../rpc/methods/rawtransactions.ts';
 import { RpcError, RpcErrorCode } from '../../rpc/errors.ts';
 import { isJsonObject, jsonTypeName, type JsonObject, type JsonValue } from '../../rpc/json.ts';
 import type { RpcRegistry } from '../../rpc/registry.ts';
@@ -15,7 +15,7 @@ import { MAX_TX_FEE, WALLET_MIN_FEE, formatFeeRate } from '../fee-policy.ts';
 import type { FundingRecipient } from '../funding.ts';
 import { fundRaw, send, type SendOutcome } from '../send.ts';
 import type { Wallet } from '../wallet.ts';
-import { EXAMPLE_ADDRESS, EXAMPLE_TXID, parseAddress, parseAddressType, submitError, walletCall, walletOf } from './common.ts';
+import { EXAMPLE_ADDRESS, EXAMPLE_TXID, parseAddress, parseAddressType, walletCall, walletOf } from './common.ts';
 import { feeRequest, parseFeeRatePerVbyte } from './fee-args.ts';
 
 /** Core's m_signal_bip125_rbf default (-walletrbf): wallet transactions signal replaceability. */
@@ -29,7 +29,7 @@ function positiveAmount(value: JsonValue | undefined): bigint {
 
 /** The result of a send: the txid, or with `verbose` also why the fee rate was chosen. */
 function sendResult(outcome: SendOutcome, verbose: boolean): JsonValue {
-  if (outcome.kind === 'rejected') throw submitError(outcome.failure);
+  if (outcome.kind === 'rejected') throw broadcastError(outcome.failure);
   return verbose ? { txid: outcome.txid, fee_reason: outcome.fee.reason } : outcome.txid;
 }
 
