@@ -106,10 +106,6 @@ export function validateForMempool(ctx: AcceptContext, tx: Transaction, args: Ac
 
   const modifiedFee = fee + ctx.feeDelta(tx.txidHex);
   if (!args.bypassLimits) {
-    // The static relay minimum on its own first: unlike the rolling one it is not a matter of
-    // the moment, and Core names it rather than the mempool minimum when both fail.
-    const relayFloor = feeForSize(policy.minRelayFee, vsize);
-    if (modifiedFee < relayFloor) return fail(rejected('mempool-policy', 'min relay fee not met', `${modifiedFee} < ${relayFloor}`));
     const floor = checkFeeRate(ctx, vsize, modifiedFee);
     if (floor !== null) return fail(floor);
   }
@@ -217,14 +213,18 @@ function checkTxInputs(ctx: AcceptContext, tx: Transaction, coins: readonly Coin
   return { fee };
 }
 
-/** Core's CheckFeeRate: the rolling mempool minimum first, then the static relay minimum. */
+/**
+ * Core 28's fee floors for one transaction: the static relay minimum first (a policy failure: it
+ * is not a matter of the moment, and a paying package is no help), then the rolling mempool
+ * minimum (reconsiderable), as its PreChecks and CheckFeeRate do.
+ */
 function checkFeeRate(ctx: AcceptContext, vsize: number, modifiedFee: bigint): AcceptFailure | null {
+  const relayFloor = feeForSize(ctx.policy.minRelayFee, vsize);
+  if (modifiedFee < relayFloor) return rejected('mempool-policy', 'min relay fee not met', `${modifiedFee} < ${relayFloor}`);
   const mempoolFloor = feeForSize(ctx.mempoolMinFee(), vsize);
   if (mempoolFloor > 0n && modifiedFee < mempoolFloor) {
     return rejected('reconsiderable', 'mempool min fee not met', `${modifiedFee} < ${mempoolFloor}`);
   }
-  const relayFloor = feeForSize(ctx.policy.minRelayFee, vsize);
-  if (modifiedFee < relayFloor) return rejected('reconsiderable', 'min relay fee not met', `${modifiedFee} < ${relayFloor}`);
   return null;
 }
 
