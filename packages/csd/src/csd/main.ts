@@ -54,7 +54,6 @@ logger.info({ version: VERSION, network: config.network.name, datadir: config.pa
 let node: Node | null = null;
 /** Aborted by a shutdown request that arrives while the node is still starting (-reindex included). */
 const startup = new AbortController();
-let starting = true;
 let exiting = false;
 
 async function shutdown(code = 0): Promise<void> {
@@ -73,7 +72,7 @@ async function shutdown(code = 0): Promise<void> {
 
 /** SIGINT, SIGTERM and `stop`: while starting, Node.start winds down what it started, then we exit. */
 function requestShutdown(): void {
-  if (starting) startup.abort();
+  if (node === null && !exiting) startup.abort();
   else void shutdown();
 }
 
@@ -92,11 +91,9 @@ process.on('uncaughtException', (err) => {
 
 try {
   node = await Node.start(config, logger, requestShutdown, startup.signal);
-  starting = false;
   // Asked after the last point where starting could stop: stop now.
   if (startup.signal.aborted) await shutdown();
 } catch (e) {
-  starting = false;
   if (e instanceof StartupInterrupted) {
     logger.info('startup interrupted by a shutdown request');
     await shutdown(0);
