@@ -71,10 +71,11 @@ async function send(settings: Settings<typeof CLI_OPTIONS>, stdin: Readable): Pr
   }
   const [method, ...args] = [...settings.positional, ...fromStdin.args];
   const endpoint = rpcEndpoint(settings);
+  const credentials = credentialsReader(settings, fromStdin.password);
   const call = (name: string, params: JsonValue): Promise<JsonValue> =>
     callRpc({
       endpoint,
-      credentials: credentialsReader(settings, fromStdin.password),
+      credentials,
       body: `${writeJson(
         jsonObject([
           ['jsonrpc', jsonString('1.0')],
