@@ -60,7 +60,11 @@ async function measure(threads: number): Promise<Measured> {
     const spk = p2wpkhScript(hash160(pub));
     const cb = chain.readBlock(chain.atHeight(1)!)!.txs[0];
     const each = (cb.outputs[0].value - 1_000_000n) / BigInt(INPUTS);
-    const fan = spendOpTrue(cb, 0, Array.from({ length: INPUTS }, () => ({ value: each, scriptPubKey: spk })));
+    const fan = spendOpTrue(
+      cb,
+      0,
+      Array.from({ length: INPUTS }, () => ({ value: each, scriptPubKey: spk })),
+    );
     const fanFee = cb.outputs[0].value - each * BigInt(INPUTS);
     await chain.processBlock(nextBlock(chain, { txs: [fan], fees: fanFee }));
 
@@ -69,7 +73,12 @@ async function measure(threads: number): Promise<Measured> {
     const spends: Transaction[] = [];
     const per = INPUTS / TXS;
     for (let t = 0; t < TXS; t++) {
-      const inputs = Array.from({ length: per }, (_, i) => ({ prevout: { txid: fan.txid, vout: t * per + i }, scriptSig: new Uint8Array(0), sequence: 0xffffffff, witness: [] as Uint8Array[] }));
+      const inputs = Array.from({ length: per }, (_, i) => ({
+        prevout: { txid: fan.txid, vout: t * per + i },
+        scriptSig: new Uint8Array(0),
+        sequence: 0xffffffff,
+        witness: [] as Uint8Array[],
+      }));
       const outputs: TxOut[] = [{ value: each * BigInt(per) - 10_000n, scriptPubKey: spk }];
       const unsigned = new Transaction({ version: 2, inputs, outputs, locktime: 0 });
       const txdata = new PrecomputedTxData(unsigned);
@@ -111,7 +120,12 @@ async function measure(threads: number): Promise<Measured> {
     const usPerInput = median(connect);
     const rawUsPerInput = median(raw);
     const phaseMs = (k: keyof ConnectTiming['phases']) => median(measured.map((t) => t.phases[k] * 1000));
-    return { speedup: rawUsPerInput / usPerInput, usPerInput, rawUsPerInput, phasesMs: { plan: phaseMs('plan'), scripts: phaseMs('scripts'), write: phaseMs('write') } };
+    return {
+      speedup: rawUsPerInput / usPerInput,
+      usPerInput,
+      rawUsPerInput,
+      phasesMs: { plan: phaseMs('plan'), scripts: phaseMs('scripts'), write: phaseMs('write') },
+    };
   } finally {
     await h.close();
   }
@@ -131,11 +145,25 @@ function median(xs: readonly number[]): number {
   return sorted[Math.floor(sorted.length / 2)];
 }
 
-export async function benchChainConnect(): Promise<{ speedup: number; singleThreadRatio: number; usPerInput: number; rawUsPerInput: number; threads: number; phasesMs: Measured['phasesMs'] }> {
+export async function benchChainConnect(): Promise<{
+  speedup: number;
+  singleThreadRatio: number;
+  usPerInput: number;
+  rawUsPerInput: number;
+  threads: number;
+  phasesMs: Measured['phasesMs'];
+}> {
   const threads = availableParallelism();
   const parallel = await measure(0);
   const single = await measure(1);
-  return { speedup: parallel.speedup, singleThreadRatio: single.speedup, usPerInput: parallel.usPerInput, rawUsPerInput: parallel.rawUsPerInput, threads, phasesMs: parallel.phasesMs };
+  return {
+    speedup: parallel.speedup,
+    singleThreadRatio: single.speedup,
+    usPerInput: parallel.usPerInput,
+    rawUsPerInput: parallel.rawUsPerInput,
+    threads,
+    phasesMs: parallel.phasesMs,
+  };
 }
 
 /** The figures as printed by this script and by bench/node.ts. */

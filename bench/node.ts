@@ -15,6 +15,8 @@ await withRpcNode(
   () => undefined,
   async (node) => {
     const r = await benchRpcHttp({ setup: (registry) => registerBlockchainMethods(registry, node.ctx) });
-    console.log(`getblockchaininfo over keep-alive HTTP / bare node:http: ${r.ratio.toFixed(2)} (goal >= 0.70) [${Math.round(r.rpcRps)} vs ${Math.round(r.bareRps)} requests/s; server-bound ${r.serverBoundRatio.toFixed(2)}]`);
+    console.log(
+      `getblockchaininfo over keep-alive HTTP / bare node:http: ${r.ratio.toFixed(2)} (goal >= 0.70) [${Math.round(r.rpcRps)} vs ${Math.round(r.bareRps)} requests/s; server-bound ${r.serverBoundRatio.toFixed(2)}]`,
+    );
   },
 );

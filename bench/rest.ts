@@ -160,7 +160,8 @@ function drive(port: number, request: Buffer, total: number, connections: number
             offset += end + 4 - head.length;
             head = '';
             const length = Number(/\r\ncontent-length: *(\d+)/i.exec(full)?.[1] ?? NaN);
-            if (!full.startsWith('HTTP/1.1 200') || !Number.isFinite(length)) return finish(new Error(`unexpected response: ${full.split('\r\n')[0]}`));
+            if (!full.startsWith('HTTP/1.1 200') || !Number.isFinite(length))
+              return finish(new Error(`unexpected response: ${full.split('\r\n')[0]}`));
             bodyLeft = length;
           }
           const take = Math.min(bodyLeft, chunk.length - offset);
@@ -195,5 +196,7 @@ if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.a
   console.log(`/rest/block/<hash>.bin of a ${r.blockBytes}-byte block / bare node:http same bytes: ${r.ratio.toFixed(2)} (goal >= 0.70, ${verdict})`);
   console.log(`    ${Math.round(r.restRps)} REST requests/s, ${Math.round(r.bareRps)} bare requests/s (medians, client in the same thread)`);
   const u = r.uncached;
-  console.log(`    without the block cache (every request reads LMDB): ${u.ratio.toFixed(2)} [${Math.round(u.restRps)} vs ${Math.round(u.bareRps)} requests/s]`);
+  console.log(
+    `    without the block cache (every request reads LMDB): ${u.ratio.toFixed(2)} [${Math.round(u.restRps)} vs ${Math.round(u.bareRps)} requests/s]`,
+  );
 }

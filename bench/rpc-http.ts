@@ -138,7 +138,8 @@ interface Rounds {
 }
 
 async function compare(client: Pick<Client, 'drive'>, r: Rounds): Promise<Omit<BenchRpcHttpResult, 'serverBoundRatio'>> {
-  const rps = async (port: number) => r.total / ((await client.drive({ port, request: r.request, total: r.total, connections: r.connections })) / 1000);
+  const rps = async (port: number) =>
+    r.total / ((await client.drive({ port, request: r.request, total: r.total, connections: r.connections })) / 1000);
   await rps(r.barePort); // warm-up: JIT, sockets, caches
   await rps(r.rpcPort);
   const ratios: number[] = [];

@@ -24,7 +24,13 @@ const mempool = new Mempool({ chain: h.chain, log });
 // Registered before the notifier, so it runs just before the push goes out...
 let eventAt = 0;
 h.chain.events.on('connect', () => (eventAt = performance.now()));
-const server = new WsServer({ net: h.chain.params.address, allowList: AllowList.forRpc([]), rateLimit: 0, logger: log, limits: { maxConnections: SUBSCRIBERS } });
+const server = new WsServer({
+  net: h.chain.params.address,
+  allowList: AllowList.forRpc([]),
+  rateLimit: 0,
+  logger: log,
+  limits: { maxConnections: SUBSCRIBERS },
+});
 const notifier = new WsNotifier(server, h.chain, mempool);
 // ...and this one after it: the synchronous part of the fan-out (serialize once, queue 1,000 frames).
 let sentAt = 0;

@@ -32,4 +32,13 @@ if (!mined) {
 }
 const fields = { time, bits, nonce: toHex(mined.header140.subarray(108)), solution: toHex(mined.solution) };
 const block = createGenesisBlock({ ...fields, bits });
-console.log(JSON.stringify({ network: name, ...fields, bits: '0x' + bits.toString(16), hash: hashToHex(block.hash), noncesTried: mined.noncesTried, seconds: (Date.now() - started) / 1000 }));
+console.log(
+  JSON.stringify({
+    network: name,
+    ...fields,
+    bits: `0x${bits.toString(16)}`,
+    hash: hashToHex(block.hash),
+    noncesTried: mined.noncesTried,
+    seconds: (Date.now() - started) / 1000,
+  }),
+);

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-// The whole test suite: a strict type check of every package, then every *.test.ts file through
-// Node's built-in test runner (TypeScript loaded by tsx). Extra arguments narrow the file list:
+// The whole test suite: Biome's lint and format check, a strict type check of every package, then
+// every *.test.ts file through Node's built-in test runner (TypeScript loaded by tsx). Extra
+// arguments narrow the file list:
 //   npm test -- packages/consensus      runs only the tests under that folder.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
@@ -31,6 +32,12 @@ if (files.length === 0) {
 
 let failed = false;
 if (filters.length === 0) {
+  console.log('lint and format: biome check');
+  const biome = spawnSync(process.execPath, [join(root, 'node_modules/@biomejs/biome/bin/biome'), 'check', '.'], { cwd: root, stdio: 'inherit' });
+  if (biome.status !== 0) {
+    console.error('lint or format check failed (npm run fix applies the fixes)');
+    failed = true;
+  }
   console.log('type check: tsc --noEmit');
   const tsc = spawnSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json', '--noEmit'], {
     cwd: root,

@@ -15,11 +15,10 @@ const BUDGET = { ms: 1500, maxCases: 200_000 };
 const txSeeds = readVector<unknown[][]>('bitcoin-core/tx_valid.json')
   .filter((row) => row.length === 3)
   .map((row) => fromHex(row[1] as string));
-const headerSeeds = readVector<{ genesis: { header_hex?: string }[] }>('genesis-headers.json')
-  .genesis.flatMap((g) => (g.header_hex ? [fromHex(g.header_hex)] : []));
-const blockSeeds = headerSeeds.map((h, i) =>
-  concatBytes(h, new Writer().compactSize(3).finish(), txSeeds[i], txSeeds[i + 10], txSeeds[i + 20]),
+const headerSeeds = readVector<{ genesis: { header_hex?: string }[] }>('genesis-headers.json').genesis.flatMap((g) =>
+  g.header_hex ? [fromHex(g.header_hex)] : [],
 );
+const blockSeeds = headerSeeds.map((h, i) => concatBytes(h, new Writer().compactSize(3).finish(), txSeeds[i], txSeeds[i + 10], txSeeds[i + 20]));
 const scriptSeeds = txSeeds.flatMap((b) => Transaction.decode(b).inputs.map((i) => i.scriptSig));
 
 test('block seeds are valid blocks (so mutations start from real structure)', () => {

@@ -32,7 +32,12 @@ export function mutate(input: Uint8Array, rand: () => number): Uint8Array {
       break;
     case 4: {
       // A compactsize that announces an enormous length or count.
-      const big = [[0xfd, 0xff, 0xff], [0xfe, 0xff, 0xff, 0xff, 0x01], [0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff], [0xfe, 0x00, 0x00, 0x00, 0x02]][rand() % 4];
+      const big = [
+        [0xfd, 0xff, 0xff],
+        [0xfe, 0xff, 0xff, 0xff, 0x01],
+        [0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff],
+        [0xfe, 0x00, 0x00, 0x00, 0x02],
+      ][rand() % 4];
       out.splice(pos(), 1, ...big);
       break;
     }
@@ -58,7 +63,11 @@ export interface FuzzResult {
  * Feeds random and mutated inputs to `decode` for `ms` milliseconds (bounded by `maxCases`).
  * Anything but success or a DecodeError fails, with the input that caused it.
  */
-export function fuzzDecoder(decode: (b: Uint8Array) => unknown, seeds: Uint8Array[], opts: { seed: number; ms: number; maxCases: number }): FuzzResult {
+export function fuzzDecoder(
+  decode: (b: Uint8Array) => unknown,
+  seeds: Uint8Array[],
+  opts: { seed: number; ms: number; maxCases: number },
+): FuzzResult {
   const rand = prng(opts.seed);
   const deadline = Date.now() + opts.ms;
   let cases = 0;

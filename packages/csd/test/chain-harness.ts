@@ -56,7 +56,10 @@ export async function openHarness(opts: { params?: ChainParams; threads?: number
 let extra = 0;
 
 /** A solved block on `prev` (default: the tip) paying subsidy + fees to `payTo` (default OP_TRUE). */
-export function nextBlock(chain: Chain, opts: { prev?: BlockIndexEntry; txs?: Transaction[]; fees?: bigint; payTo?: Uint8Array; time?: number } = {}): Block {
+export function nextBlock(
+  chain: Chain,
+  opts: { prev?: BlockIndexEntry; txs?: Transaction[]; fees?: bigint; payTo?: Uint8Array; time?: number } = {},
+): Block {
   const prev = opts.prev ?? chain.tip;
   const height = prev.height + 1;
   const value = blockSubsidy(height, chain.params) + (opts.fees ?? 0n);

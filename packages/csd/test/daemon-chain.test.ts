@@ -8,7 +8,6 @@ const KEY = new TestKey(new Uint8Array(32).fill(0x11));
 const ADDRESS = KEY.address;
 const OTHER = addressOf(new Uint8Array(20).fill(0x22));
 
-
 interface Block1 {
   tx: string[];
   height: number;
@@ -27,7 +26,8 @@ test('mine 200+ blocks, spend coinbases with raw transactions, reorg by invalida
     const metrics = (await d.http('', { method: 'GET', path: '/metrics' })).body;
     assert.match(metrics, /^csd_block_connect_duration_seconds_count 210$/m);
     assert.match(metrics, /^csd_block_connect_inputs_total 0$/m);
-    for (const phase of ['plan', 'scripts', 'write']) assert.match(metrics, new RegExp(`^csd_block_connect_phase_seconds_count\\{phase="${phase}"\\} 210$`, 'm'));
+    for (const phase of ['plan', 'scripts', 'write'])
+      assert.match(metrics, new RegExp(`^csd_block_connect_phase_seconds_count\\{phase="${phase}"\\} 210$`, 'm'));
     assert.match(metrics, /^csd_chain_height 210$/m);
 
     // The coinbase of block 1 is mature (209 confirmations); spend it with a raw transaction.
@@ -36,7 +36,11 @@ test('mine 200+ blocks, spend coinbases with raw transactions, reorg by invalida
     const coin = await d.call<{ value: number; confirmations: number; coinbase: boolean; scriptPubKey: { address: string } }>('gettxout', cbTxid, 0);
     assert.deepEqual([coin.coinbase, coin.confirmations, coin.scriptPubKey.address], [true, 210, ADDRESS]);
     const amount = BigInt(Math.round(coin.value * 1e8));
-    const raw = await d.call<string>('createrawtransaction', [{ txid: cbTxid, vout: 0 }], [{ [OTHER]: 5 }, { [ADDRESS]: Number(amount - 500_000_000n - 10_000n) / 1e8 }]);
+    const raw = await d.call<string>(
+      'createrawtransaction',
+      [{ txid: cbTxid, vout: 0 }],
+      [{ [OTHER]: 5 }, { [ADDRESS]: Number(amount - 500_000_000n - 10_000n) / 1e8 }],
+    );
     const signed = KEY.signP2wpkh(raw, [amount]);
     const decoded = await d.call<{ txid: string; vout: { scriptPubKey: { address: string } }[] }>('decoderawtransaction', signed);
     assert.equal(decoded.vout[0].scriptPubKey.address, OTHER);
@@ -58,11 +62,17 @@ test('mine 200+ blocks, spend coinbases with raw transactions, reorg by invalida
     // A coinbase that is not yet mature cannot be spent.
     const young = await d.call<Block1>('getblock', hashes[150]);
     const immature = KEY.signP2wpkh(await d.call<string>('createrawtransaction', [{ txid: young.tx[0], vout: 0 }], { [OTHER]: 1 }), [amount / 2n]);
-    await assert.rejects(d.call('sendrawtransaction', immature), (e: unknown) => e instanceof RpcCallError && e.code === -26 && /premature/.test(e.message));
+    await assert.rejects(
+      d.call('sendrawtransaction', immature),
+      (e: unknown) => e instanceof RpcCallError && e.code === -26 && /premature/.test(e.message),
+    );
 
     // The template carries the transaction; mining it confirms it.
     const template = await d.call<{ transactions: { txid: string }[]; height: number }>('getblocktemplate', { rules: ['segwit'] });
-    assert.deepEqual(template.transactions.map((t) => t.txid), [txid]);
+    assert.deepEqual(
+      template.transactions.map((t) => t.txid),
+      [txid],
+    );
     assert.equal(template.height, 211);
     const [mined] = await d.call<string[]>('generatetoaddress', 1, ADDRESS);
     assert.deepEqual(await d.call('getrawmempool'), []);

@@ -47,7 +47,8 @@ test('cookie authentication when no rpcpassword is set: owner-only file, removed
     assert.equal(bad.status, 401);
 
     // cs-cli finds the cookie in the same data directory, as bitcoin-cli does.
-    const cli = (...args: string[]) => spawnSync(process.execPath, [CLI_BIN, '-regtest', `-datadir=${d.datadir}`, `-rpcport=${d.rpcPort}`, ...args], { encoding: 'utf8' });
+    const cli = (...args: string[]) =>
+      spawnSync(process.execPath, [CLI_BIN, '-regtest', `-datadir=${d.datadir}`, `-rpcport=${d.rpcPort}`, ...args], { encoding: 'utf8' });
     const count = cli('getblockcount');
     assert.deepEqual([count.status, count.stdout], [0, '0\n']);
     const hashes = cli('generatetoaddress', '2', 'csrt1qw508d6qejxtdg4y5r3zarvary0c5xw7k6zfa8x');
@@ -118,7 +119,8 @@ test('RPC errors over real HTTP: auth, methods, statuses, batches, rate limit, C
   const d = new Daemon({ args: ['-rpcratelimit=40', '-rpccorsdomain=https://wallet.example'] });
   try {
     await d.start();
-    const body = (method: string, params: unknown[] = [], extra: Record<string, unknown> = {}) => JSON.stringify({ jsonrpc: '1.0', id: 7, method, params, ...extra });
+    const body = (method: string, params: unknown[] = [], extra: Record<string, unknown> = {}) =>
+      JSON.stringify({ jsonrpc: '1.0', id: 7, method, params, ...extra });
 
     const noAuth = await d.http(body('getblockcount'), { auth: null });
     assert.equal(noAuth.status, 401);
@@ -144,7 +146,12 @@ test('RPC errors over real HTTP: auth, methods, statuses, batches, rate limit, C
     const arity = await d.http(body('getblockhash', []));
     assert.equal(arity.json!.error!.code, -1);
 
-    const batch = await d.http(JSON.stringify([{ id: 1, method: 'getblockcount', params: [] }, { id: 2, method: 'nosuch', params: [] }]));
+    const batch = await d.http(
+      JSON.stringify([
+        { id: 1, method: 'getblockcount', params: [] },
+        { id: 2, method: 'nosuch', params: [] },
+      ]),
+    );
     assert.equal(batch.status, 200);
     const replies = JSON.parse(batch.body) as { id: number; error: { code: number } | null; result: unknown }[];
     assert.equal(replies[0].result, 0);
@@ -153,7 +160,11 @@ test('RPC errors over real HTTP: auth, methods, statuses, batches, rate limit, C
     assert.equal((await d.http('', { method: 'GET' })).status, 405);
     assert.equal((await d.http(body('getblockcount'), { path: '/nope' })).status, 404);
 
-    const preflight = await d.http('', { method: 'OPTIONS', auth: null, headers: { origin: 'https://wallet.example', 'access-control-request-method': 'POST' } });
+    const preflight = await d.http('', {
+      method: 'OPTIONS',
+      auth: null,
+      headers: { origin: 'https://wallet.example', 'access-control-request-method': 'POST' },
+    });
     assert.ok(preflight.status === 204 || preflight.status === 200);
     assert.equal(preflight.headers.get('access-control-allow-origin'), 'https://wallet.example');
     const cors = await d.http(body('getblockcount'), { headers: { origin: 'https://wallet.example' } });

@@ -13,7 +13,6 @@ const KEY = new TestKey(new Uint8Array(32).fill(0x11));
 const ADDRESS = KEY.address;
 const OTHER = addressOf(new Uint8Array(20).fill(0x22));
 
-
 /** The members of `actual` that `expected` names. */
 function pick(actual: JsonObject, expected: JsonObject): JsonObject {
   return Object.fromEntries(Object.keys(expected).map((k) => [k, actual[k]]));
@@ -87,13 +86,19 @@ test('WebSocket and ZeroMQ subscribers follow mining, a transaction, a reorg; ba
         { type: 'address-tx', address: ADDRESS, status: 'confirmed', confirmed: true, received: 12.5, sent: 0, blockhash: hash, height: i + 1 },
       ]);
       const got = await subA.take(5);
-      assert.deepEqual(got.map((m) => m.topic), ['hashtx', 'rawtx', 'sequence', 'hashblock', 'rawblock']);
+      assert.deepEqual(
+        got.map((m) => m.topic),
+        ['hashtx', 'rawtx', 'sequence', 'hashblock', 'rawblock'],
+      );
       assert.equal(hex(got[2]), `${hash}43`);
       assert.equal(hex(got[3]), hash);
       if (i === 0) assert.equal(hex(got[4]), await d.call<string>('getblock', hash, 0));
       checkCounts(got, counts);
       const onB = await subB.take(2);
-      assert.deepEqual(onB.map((m) => m.topic), ['rawtx', 'hashblock']);
+      assert.deepEqual(
+        onB.map((m) => m.topic),
+        ['rawtx', 'hashblock'],
+      );
       assert.deepEqual(onB[1].body, got[3].body);
       checkCounts(onB, countsB);
     }
@@ -108,7 +113,10 @@ test('WebSocket and ZeroMQ subscribers follow mining, a transaction, a reorg; ba
       { type: 'address-tx', address: ADDRESS, txid, status: 'mempool', confirmed: false, received: 7.4999, sent: 12.5 },
     ]);
     let got = await subA.take(3);
-    assert.deepEqual(got.map((m) => m.topic), ['hashtx', 'rawtx', 'sequence']);
+    assert.deepEqual(
+      got.map((m) => m.topic),
+      ['hashtx', 'rawtx', 'sequence'],
+    );
     assert.equal(hex(got[0]), txid);
     assert.equal(hex(got[1]), signed);
     assert.equal(hex(got[2]).slice(0, 66), `${txid}41`);
@@ -124,7 +132,10 @@ test('WebSocket and ZeroMQ subscribers follow mining, a transaction, a reorg; ba
       { type: 'address-tx', txid, status: 'confirmed', received: 7.4999, sent: 12.5, blockhash: mined, height: 102 },
     ]);
     got = await subA.take(7);
-    assert.deepEqual(got.map((m) => m.topic), ['hashtx', 'rawtx', 'hashtx', 'rawtx', 'sequence', 'hashblock', 'rawblock']);
+    assert.deepEqual(
+      got.map((m) => m.topic),
+      ['hashtx', 'rawtx', 'hashtx', 'rawtx', 'sequence', 'hashblock', 'rawblock'],
+    );
     assert.equal(hex(got[2]), txid);
     assert.equal(hex(got[4]), `${mined}43`);
     assert.equal(hex(got[6]), await d.call<string>('getblock', mined, 0));
@@ -140,7 +151,10 @@ test('WebSocket and ZeroMQ subscribers follow mining, a transaction, a reorg; ba
       { type: 'address-tx', txid, status: 'mempool' },
     ]);
     got = await subA.take(8);
-    assert.deepEqual(got.map((m) => m.topic), ['hashtx', 'rawtx', 'hashtx', 'rawtx', 'sequence', 'hashtx', 'rawtx', 'sequence']);
+    assert.deepEqual(
+      got.map((m) => m.topic),
+      ['hashtx', 'rawtx', 'hashtx', 'rawtx', 'sequence', 'hashtx', 'rawtx', 'sequence'],
+    );
     assert.equal(hex(got[4]), `${mined}44`);
     assert.equal(hex(got[7]).slice(0, 66), `${txid}41`);
     checkCounts(got, counts);

@@ -5,16 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import {
-  Block,
-  BlockHeader,
-  REGTEST,
-  Reader,
-  Transaction,
-  blockSubsidy,
-  hashToHex,
-  toHex,
-} from '@cs/consensus';
+import { Block, BlockHeader, REGTEST, Reader, Transaction, blockSubsidy, hashToHex, toHex } from '@cs/consensus';
 import { Daemon, RpcCallError } from './daemon.ts';
 import { TestKey, addressOf } from './test-key.ts';
 
@@ -25,7 +16,6 @@ const OTHER = addressOf(new Uint8Array(20).fill(0x44));
 const MINER = addressOf(new Uint8Array(20).fill(0x55));
 const FEE = 10_000n;
 const UNKNOWN_HASH = 'ab'.repeat(32);
-
 
 const coins = (units: bigint) => Number(units) / 1e8;
 
@@ -131,13 +121,23 @@ test('REST on a real csd: every endpoint in every format, .bin decoded against .
       [block.hash, block.height, block.confirmations, block.previousblockhash, block.nextblockhash],
       [hashes[4], 5, 97, hashes[3], hashes[5]],
     );
-    for (const [field, type] of Object.entries({ version: 'number', merkleroot: 'string', time: 'number', nonce: 'string', bits: 'string', difficulty: 'number' })) {
+    for (const [field, type] of Object.entries({
+      version: 'number',
+      merkleroot: 'string',
+      time: 'number',
+      nonce: 'string',
+      bits: 'string',
+      difficulty: 'number',
+    })) {
       assert.equal(typeof block[field as keyof BlockJson], type, field);
     }
     assert.ok(block.tx.every((t) => typeof t === 'string'));
     const bin = (await ok(d, `/rest/block/${hashes[4]}.bin`)).body;
     const decoded = Block.decode(bin);
-    assert.deepEqual([decoded.header.hashHex, decoded.txs.map((t) => t.txidHex), bin.length, hashToHex(decoded.header.merkleRoot)], [block.hash, block.tx, block.size, block.merkleroot]);
+    assert.deepEqual(
+      [decoded.header.hashHex, decoded.txs.map((t) => t.txidHex), bin.length, hashToHex(decoded.header.merkleRoot)],
+      [block.hash, block.tx, block.size, block.merkleroot],
+    );
     assert.equal((await ok(d, `/rest/block/${hashes[4]}.hex`)).text, `${bin.toString('hex')}\n`);
     assert.deepEqual((await ok(d, `/rest/block/notxdetails/${hashes[4]}.json`)).json, block);
     assert.deepEqual((await ok(d, `/rest/block/notxdetails/${hashes[4]}.bin`)).body, bin);
@@ -156,14 +156,23 @@ test('REST on a real csd: every endpoint in every format, .bin decoded against .
       return out;
     };
     const headersJson = (await ok(d, `/rest/headers/3/${hashes[0]}.json`)).json as BlockJson[];
-    assert.deepEqual(headersJson.map((h) => h.hash), hashes.slice(0, 3));
-    assert.deepEqual(headersJson.map((h) => h.height), [1, 2, 3]);
+    assert.deepEqual(
+      headersJson.map((h) => h.hash),
+      hashes.slice(0, 3),
+    );
+    assert.deepEqual(
+      headersJson.map((h) => h.height),
+      [1, 2, 3],
+    );
     const headersBin = (await ok(d, `/rest/headers/3/${hashes[0]}.bin`)).body;
     assert.deepEqual(headerHashes(headersBin), hashes.slice(0, 3));
     assert.equal((await ok(d, `/rest/headers/3/${hashes[0]}.hex`)).text, `${headersBin.toString('hex')}\n`);
     assert.deepEqual(headerHashes((await ok(d, `/rest/headers/${hashes[0]}.bin?count=2`)).body), hashes.slice(0, 2));
     assert.equal(((await ok(d, `/rest/headers/${hashes[0]}.json`)).json as unknown[]).length, 5);
-    assert.deepEqual(((await ok(d, `/rest/headers/2000/${hashes[98]}.json`)).json as BlockJson[]).map((h) => h.hash), hashes.slice(98));
+    assert.deepEqual(
+      ((await ok(d, `/rest/headers/2000/${hashes[98]}.json`)).json as BlockJson[]).map((h) => h.hash),
+      hashes.slice(98),
+    );
     for (const count of ['0', '2001', 'abc']) {
       await fails(d, `/rest/headers/${count}/${hashes[0]}.json`, 400, `Header count is invalid or out of acceptable range (1-2000): ${count}`);
     }
@@ -181,7 +190,10 @@ test('REST on a real csd: every endpoint in every format, .bin decoded against .
     await fails(d, '/rest/blockhashbyheight/one', 400, 'Invalid height: one');
 
     // tx: confirmed (through the transaction index) and unconfirmed.
-    const confirmed = (await ok(d, `/rest/tx/${cb2}.json`)).json as Record<string, unknown> & { vout: { scriptPubKey: Record<string, string> }[]; hex: string };
+    const confirmed = (await ok(d, `/rest/tx/${cb2}.json`)).json as Record<string, unknown> & {
+      vout: { scriptPubKey: Record<string, string> }[];
+      hex: string;
+    };
     assert.deepEqual([confirmed.txid, confirmed.blockhash, confirmed.confirmations], [cb2, hashes[1], 100]);
     for (const field of ['hash', 'version', 'size', 'vsize', 'weight', 'locktime', 'vin', 'time', 'blocktime']) assert.ok(field in confirmed, field);
     assert.deepEqual(Object.keys(confirmed.vout[0].scriptPubKey), ['asm', 'hex', 'address', 'type']);
@@ -206,11 +218,19 @@ test('REST on a real csd: every endpoint in every format, .bin decoded against .
     const contents = (await ok(d, '/rest/mempool/contents.json')).json as Record<string, { wtxid: string }>;
     assert.deepEqual(Object.keys(contents), [pooled]);
     assert.deepEqual((await ok(d, '/rest/mempool/contents.json?verbose=false')).json, [pooled]);
-    const withSequence = (await ok(d, '/rest/mempool/contents.json?verbose=false&mempool_sequence=true')).json as { txids: string[]; mempool_sequence: number };
+    const withSequence = (await ok(d, '/rest/mempool/contents.json?verbose=false&mempool_sequence=true')).json as {
+      txids: string[];
+      mempool_sequence: number;
+    };
     assert.deepEqual(withSequence.txids, [pooled]);
     assert.equal(typeof withSequence.mempool_sequence, 'number');
     await fails(d, '/rest/mempool/contents.json?verbose=yes', 400, 'The "verbose" query parameter must be either "true" or "false".');
-    await fails(d, '/rest/mempool/contents.json?mempool_sequence=true', 400, 'Verbose results cannot contain mempool sequence values. (hint: set "verbose=false")');
+    await fails(
+      d,
+      '/rest/mempool/contents.json?mempool_sequence=true',
+      400,
+      'Verbose results cannot contain mempool sequence values. (hint: set "verbose=false")',
+    );
     await fails(d, '/rest/mempool/other.json', 400, 'Invalid URI format. Expected /rest/mempool/<info|contents>.json');
     await fails(d, '/rest/mempool/info.bin', 404, 'output format not found (available: .json)');
 
@@ -225,11 +245,23 @@ test('REST on a real csd: every endpoint in every format, .bin decoded against .
     }
     const chainOnly = (await ok(d, `/rest/getutxos/${outpoints}.json`)).json as UtxosJson;
     assert.deepEqual([chainOnly.chainHeight, chainOnly.chaintipHash, chainOnly.bitmap], [101, hashes[100], '1100']);
-    assert.deepEqual(chainOnly.utxos.map((u) => [u.height, u.value, u.scriptPubKey.address]), [[1, coins(value), ADDRESS], [2, coins(blockSubsidy(2, REGTEST)), ADDRESS]]);
+    assert.deepEqual(
+      chainOnly.utxos.map((u) => [u.height, u.value, u.scriptPubKey.address]),
+      [
+        [1, coins(value), ADDRESS],
+        [2, coins(blockSubsidy(2, REGTEST)), ADDRESS],
+      ],
+    );
     for (const prefix of ['checkmempool', '1']) {
       const withPool = (await ok(d, `/rest/getutxos/${prefix}/${outpoints}.json`)).json as UtxosJson;
       assert.equal(withPool.bitmap, '0110');
-      assert.deepEqual(withPool.utxos.map((u) => [u.height, u.value, u.scriptPubKey.address]), [[2, coins(blockSubsidy(2, REGTEST)), ADDRESS], [2147483647, 5, OTHER]]);
+      assert.deepEqual(
+        withPool.utxos.map((u) => [u.height, u.value, u.scriptPubKey.address]),
+        [
+          [2, coins(blockSubsidy(2, REGTEST)), ADDRESS],
+          [2147483647, 5, OTHER],
+        ],
+      );
     }
     const utxosBin = (await ok(d, `/rest/getutxos/checkmempool/${outpoints}.bin`)).body;
     const r = new Reader(utxosBin);
@@ -237,7 +269,12 @@ test('REST on a real csd: every endpoint in every format, .bin decoded against .
       chainHeight: r.i32le(),
       chaintipHash: hashToHex(r.bytes(32)),
       bitmap: [...r.varBytes()],
-      utxos: Array.from({ length: r.compactSize() }, () => ({ version: r.u32le(), height: r.u32le(), value: r.i64le(), script: toHex(r.varBytes()) })),
+      utxos: Array.from({ length: r.compactSize() }, () => ({
+        version: r.u32le(),
+        height: r.u32le(),
+        value: r.i64le(),
+        script: toHex(r.varBytes()),
+      })),
     };
     r.end();
     const withPool = (await ok(d, `/rest/getutxos/checkmempool/${outpoints}.json`)).json as UtxosJson;
@@ -298,9 +335,23 @@ test('REST address index on a real csd: mining to an address, spending from it, 
     const value = blockSubsidy(1, REGTEST);
     const pay = 500_000_000n;
     const spent = await spendToOther(d, coinbases[0], value, pay);
-    const pending: AddressJson = { ...mining, unconfirmedBalance: coins(-pay - FEE), unconfirmedTxApperances: 1, transactions: [spent, ...newestFirst] };
+    const pending: AddressJson = {
+      ...mining,
+      unconfirmedBalance: coins(-pay - FEE),
+      unconfirmedTxApperances: 1,
+      transactions: [spent, ...newestFirst],
+    };
     assert.deepEqual(await address(ADDRESS), pending);
-    const otherPending: AddressJson = { ...mining, address: OTHER, balance: 0, totalReceived: 0, txApperances: 0, unconfirmedBalance: coins(pay), unconfirmedTxApperances: 1, transactions: [spent] };
+    const otherPending: AddressJson = {
+      ...mining,
+      address: OTHER,
+      balance: 0,
+      totalReceived: 0,
+      txApperances: 0,
+      unconfirmedBalance: coins(pay),
+      unconfirmedTxApperances: 1,
+      transactions: [spent],
+    };
     assert.deepEqual(await address(OTHER), otherPending);
 
     // Confirmed in a block mined to a third address.
@@ -314,7 +365,14 @@ test('REST address index on a real csd: mining to an address, spending from it, 
       transactions: [spent, ...newestFirst],
     };
     assert.deepEqual(await address(ADDRESS), settled);
-    const otherSettled: AddressJson = { ...otherPending, balance: coins(pay), totalReceived: coins(pay), txApperances: 1, unconfirmedBalance: 0, unconfirmedTxApperances: 0 };
+    const otherSettled: AddressJson = {
+      ...otherPending,
+      balance: coins(pay),
+      totalReceived: coins(pay),
+      txApperances: 1,
+      unconfirmedBalance: 0,
+      unconfirmedTxApperances: 0,
+    };
     assert.deepEqual(await address(OTHER), otherSettled);
     assert.equal(((await ok(d, `/rest/tx/${spent}`)).json as { blockhash: string }).blockhash, confirmingBlock);
 
@@ -400,7 +458,10 @@ test('indexes switched on for an existing chain are built in the background, the
     const cb = ((await ok(d, `/rest/block/${hashes[9]}`)).json as BlockJson).tx[0];
     await fails(d, `/rest/address/${ADDRESS}`, 501, 'Address index is disabled: start csd with -addressindex=1');
     await fails(d, `/rest/tx/${cb}`, 501, /transaction index is disabled/);
-    await assert.rejects(d.call('getrawtransaction', cb), (e: unknown) => e instanceof RpcCallError && e.code === -5 && /Use -txindex/.test(e.message));
+    await assert.rejects(
+      d.call('getrawtransaction', cb),
+      (e: unknown) => e instanceof RpcCallError && e.code === -5 && /Use -txindex/.test(e.message),
+    );
     await d.stop();
 
     await d.start();

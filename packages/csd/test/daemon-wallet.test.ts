@@ -54,7 +54,11 @@ test('two wallets on real nodes: mining, sends, imports, encryption, locks, kill
     await sync(a, b);
 
     // sendtoaddress and sendmany to addresses of B, confirmed in a block B receives.
-    const [b1, b2, b3] = [await b.call<string>('getnewaddress'), await b.call<string>('getnewaddress'), await b.call<string>('getnewaddress', '', 'legacy')];
+    const [b1, b2, b3] = [
+      await b.call<string>('getnewaddress'),
+      await b.call<string>('getnewaddress'),
+      await b.call<string>('getnewaddress', '', 'legacy'),
+    ];
     const sent1 = await a.call<string>('sendtoaddress', b1, 10);
     const sent2 = await a.call<string>('sendmany', '', { [b2]: 1, [b3]: 2.5 });
     const fees = -(await a.call<{ fee: number }>('gettransaction', sent1)).fee - (await a.call<{ fee: number }>('gettransaction', sent2)).fee;
@@ -73,7 +77,8 @@ test('two wallets on real nodes: mining, sends, imports, encryption, locks, kill
     // importprivkey of a key holding coins: B finds A's mining coins after the rescan.
     const minerKey = await a.call<string>('dumpprivkey', miner);
     await b.call('importprivkey', minerKey, 'miner', true);
-    const outpoints = async (d: Daemon) => (await d.call<{ txid: string; vout: number }[]>('listunspent', 1, 9999999, [miner])).map((u) => `${u.txid}:${u.vout}`).sort();
+    const outpoints = async (d: Daemon) =>
+      (await d.call<{ txid: string; vout: number }[]>('listunspent', 1, 9999999, [miner])).map((u) => `${u.txid}:${u.vout}`).sort();
     const found = await outpoints(b);
     assert.ok(found.length > 0);
     assert.deepEqual(found, await outpoints(a));
@@ -121,13 +126,21 @@ test('two wallets on real nodes: mining, sends, imports, encryption, locks, kill
     const [paidIn] = await a.call<string[]>('generatetoaddress', 1, miner);
     await sync(a, b);
     // Coinbases maturing as the chain grows change B's balance too (it imported the miner's key): count b1's coins only.
-    const atB1 = async () => (await b.call<{ txid: string; amount: number }[]>('listunspent', 0, 9999999, [b1])).reduce((s, u) => s + coins(u.amount), 0);
+    const atB1 = async () =>
+      (await b.call<{ txid: string; amount: number }[]>('listunspent', 0, 9999999, [b1])).reduce((s, u) => s + coins(u.amount), 0);
     const before = await atB1();
     assert.equal((await b.call<Json>('gettransaction', paid)).confirmations, 1);
     await a.call('invalidateblock', paidIn);
-    const paidTx = await a.call<{ vin: { txid: string; vout: number }[]; vout: { value: number }[] }>('decoderawtransaction', (await a.call<Json>('gettransaction', paid)).hex);
+    const paidTx = await a.call<{ vin: { txid: string; vout: number }[]; vout: { value: number }[] }>(
+      'decoderawtransaction',
+      (await a.call<Json>('gettransaction', paid)).hex,
+    );
     const total = paidTx.vout.reduce((s, o) => s + coins(o.value), 0);
-    const raw = await a.call<string>('createrawtransaction', paidTx.vin.map((i) => ({ txid: i.txid, vout: i.vout })), { [miner]: (total - 100_000) / 1e8 });
+    const raw = await a.call<string>(
+      'createrawtransaction',
+      paidTx.vin.map((i) => ({ txid: i.txid, vout: i.vout })),
+      { [miner]: (total - 100_000) / 1e8 },
+    );
     const doubleSpend = await a.call<{ hex: string }>('signrawtransactionwithwallet', raw);
     await a.call('sendrawtransaction', doubleSpend.hex);
     await a.call('generatetoaddress', 2, miner);

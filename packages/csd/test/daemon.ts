@@ -104,7 +104,9 @@ export class Daemon {
     if (!this.rpcPort) this.rpcPort = await freePort();
     this.stdout = '';
     this.stderr = '';
-    const proc = spawn(process.execPath, [CSD_BIN, ...this.baseArgs(), ...(this.opts.args ?? []), ...extraArgs], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const proc = spawn(process.execPath, [CSD_BIN, ...this.baseArgs(), ...(this.opts.args ?? []), ...extraArgs], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     this.proc = proc;
     proc.stdout!.on('data', (d: Buffer) => (this.stdout += d.toString()));
     proc.stderr!.on('data', (d: Buffer) => (this.stderr += d.toString()));
@@ -130,7 +132,10 @@ export class Daemon {
   }
 
   /** One HTTP request to the RPC port; by default authenticated as this daemon's user. */
-  async http(body: string, init: { method?: string; headers?: Record<string, string>; path?: string; auth?: string | null } = {}): Promise<RpcResponse> {
+  async http(
+    body: string,
+    init: { method?: string; headers?: Record<string, string>; path?: string; auth?: string | null } = {},
+  ): Promise<RpcResponse> {
     const headers: Record<string, string> = { 'content-type': 'application/json', ...init.headers };
     const auth = init.auth === undefined ? this.credentials() : init.auth;
     if (auth !== null) headers.authorization = `Basic ${Buffer.from(auth).toString('base64')}`;

@@ -68,7 +68,14 @@ export async function startRestServer(node: RpcTestNode, opts: RestTestOptions =
   const callRpc = opts.callRpc ?? ((method, params) => node.registry.call(method, params, { uri: REST_PREFIX, peer: '' }));
   server.addGetRoute(
     REST_PREFIX,
-    createRestHandler({ ctx, callRpc, warmup: opts.warmup ?? new Warmup(), rateLimit: opts.rateLimit ?? 0, now: opts.now, blockCacheBytes: opts.blockCacheBytes }),
+    createRestHandler({
+      ctx,
+      callRpc,
+      warmup: opts.warmup ?? new Warmup(),
+      rateLimit: opts.rateLimit ?? 0,
+      now: opts.now,
+      blockCacheBytes: opts.blockCacheBytes,
+    }),
     { prefix: true },
   );
   const { port } = await server.listen(0);

@@ -74,7 +74,7 @@ export function scriptToAddress(script: Uint8Array, net: AddressPrefixes): strin
  */
 export function decodeAddress(address: string, net: AddressPrefixes): Destination {
   if (typeof address !== 'string' || address.length === 0) throw new AddressError('Invalid address format');
-  if (address.toLowerCase().startsWith(net.bech32 + '1')) return decodeSegwit(address, net);
+  if (address.toLowerCase().startsWith(`${net.bech32}1`)) return decodeSegwit(address);
   let payload: Uint8Array;
   try {
     payload = base58check.decode(address);
@@ -92,7 +92,7 @@ function looksBech32(s: string): boolean {
   return /^[a-z0-9]+1[02-9ac-hj-np-z]+$/i.test(s);
 }
 
-function decodeSegwit(address: string, net: AddressPrefixes): Destination {
+function decodeSegwit(address: string): Destination {
   if (address !== address.toLowerCase() && address !== address.toUpperCase()) {
     throw new AddressError('Invalid Bech32 address: mixed case');
   }
@@ -115,7 +115,9 @@ function decodeSegwit(address: string, net: AddressPrefixes): Destination {
   const version = words[0];
   if (version > 16) throw new AddressError('Invalid Bech32 address witness version');
   if ((version === 0) !== (variant === 'bech32')) {
-    throw new AddressError(version === 0 ? 'Version 0 witness address must use Bech32 checksum' : 'Version 1+ witness address must use Bech32m checksum');
+    throw new AddressError(
+      version === 0 ? 'Version 0 witness address must use Bech32 checksum' : 'Version 1+ witness address must use Bech32m checksum',
+    );
   }
   const program = (variant === 'bech32' ? bech32 : bech32m).fromWordsUnsafe(words.slice(1));
   if (!program) throw new AddressError('Invalid padding in Bech32 data section');

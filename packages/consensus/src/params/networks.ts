@@ -44,7 +44,6 @@ export interface ChainParams {
   readonly genesis: Block;
 }
 
-
 // 12.5 coins every 120 s, halving every 840,000 blocks (~3.2 years): the subsidy sums to just
 // under 21,000,000 coins, Bitcoin's MAX_MONEY, which therefore still bounds every amount.
 const INITIAL_SUBSIDY = (25n * COIN) / 2n;
@@ -125,7 +124,7 @@ export const REGTEST: ChainParams = params({
   address: { ...TEST_ADDRESSES, bech32: 'csrt' },
   equihash: EQUIHASH_48_5,
   // As Zcash regtest: 0x0f0f0f..0f, compact 0x200f0f0f.
-  powLimit: BigInt('0x' + '0f'.repeat(32)),
+  powLimit: BigInt(`0x${'0f'.repeat(32)}`),
   powLimitBits: 0x200f0f0f,
   noRetarget: true,
   maxFutureBlockTime: 7200,

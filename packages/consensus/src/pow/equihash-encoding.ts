@@ -32,14 +32,7 @@ export function readBits(bytes: Uint8Array, bitOffset: number, bitLen: number): 
 }
 
 /** Reads count consecutive bitLen-bit fields into out[outOffset ..]. */
-export function readBitsInto(
-  bytes: Uint8Array,
-  bitOffset: number,
-  bitLen: number,
-  count: number,
-  out: Uint32Array,
-  outOffset: number,
-): void {
+export function readBitsInto(bytes: Uint8Array, bitOffset: number, bitLen: number, count: number, out: Uint32Array, outOffset: number): void {
   for (let i = 0; i < count; i++) out[outOffset + i] = readBits(bytes, bitOffset + i * bitLen, bitLen);
 }
 

@@ -60,7 +60,13 @@ test('layouts: sizes derived from (n, k) match the vector files', () => {
     assert.equal(toHex(layout.blake2Personalization), hex);
   }
   // The conventions' digest length formula, (512/n)*((n+7)/8) in integer arithmetic.
-  for (const [n, k, digest] of [[200, 9, 50], [96, 5, 60], [48, 5, 60], [144, 5, 54], [125, 4, 64]]) {
+  for (const [n, k, digest] of [
+    [200, 9, 50],
+    [96, 5, 60],
+    [48, 5, 60],
+    [144, 5, 54],
+    [125, 4, 64],
+  ]) {
     assert.equal(equihashLayout({ n, k, personalization: 'ZcashPoW', twist: false }).digestBytes, digest);
   }
 });

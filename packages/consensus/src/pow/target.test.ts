@@ -94,7 +94,7 @@ test("getDifficulty: Core's GetDifficulty values, and a powLimit reference", () 
     [0x1ef88f6f, 0.000016],
     [0x1df88f6f, 0.004023],
     [0x1cf88f6f, 1.029916],
-    [0x12345678, 5913134931067755359633408.0],
+    [0x12345678, 5.913134931067755e24],
   ];
   for (const [bits, expected] of cases) {
     const d = getDifficulty(bits);

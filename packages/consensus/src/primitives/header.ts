@@ -76,14 +76,7 @@ export class BlockHeader implements HeaderData {
 
   /** The 140 bytes that precede the solution: the Equihash input (108 bytes) plus the nonce. */
   writePrefix(w: Writer): Writer {
-    return w
-      .i32le(this.version)
-      .bytes(this.prevHash)
-      .bytes(this.merkleRoot)
-      .bytes(this.reserved)
-      .u32le(this.time)
-      .u32le(this.bits)
-      .bytes(this.nonce);
+    return w.i32le(this.version).bytes(this.prevHash).bytes(this.merkleRoot).bytes(this.reserved).u32le(this.time).u32le(this.bits).bytes(this.nonce);
   }
 
   encode(): Uint8Array {

@@ -58,13 +58,22 @@ test('segwit transaction: txid, wtxid, sizes (BIP143 native P2WPKH example, sign
 test('decoder rejects superfluous witness flag, unknown flags and trailing bytes', () => {
   // version 1, marker 0, flag 1, one input, one output, empty witness for the input.
   const base = '0100000000010100000000000000000000000000000000000000000000000000000000000000000000000000ffffffff0100000000000000000000000000';
-  assert.throws(() => Transaction.decode(fromHex(base)), (e: unknown) => e instanceof DecodeError && /superfluous/.test(e.message));
-  const unknownFlag = base.slice(0, 10) + '02' + base.slice(12);
+  assert.throws(
+    () => Transaction.decode(fromHex(base)),
+    (e: unknown) => e instanceof DecodeError && /superfluous/.test(e.message),
+  );
+  const unknownFlag = `${base.slice(0, 10)}02${base.slice(12)}`;
   assert.throws(() => Transaction.decode(fromHex(unknownFlag)), DecodeError);
-  const legacy = '01000000' + '01' + '00'.repeat(32) + 'ffffffff' + '00' + 'ffffffff' + '01' + '0000000000000000' + '00' + '00000000';
+  const legacy = `0100000001${'00'.repeat(32)}ffffffff00ffffffff0100000000000000000000000000`;
   assert.equal(Transaction.decode(fromHex(legacy)).inputs.length, 1);
-  assert.throws(() => Transaction.decode(fromHex(legacy + '00')), (e: unknown) => e instanceof DecodeError && e.code === 'trailing');
-  assert.throws(() => Transaction.decode(fromHex(legacy.slice(0, -2))), (e: unknown) => e instanceof DecodeError && e.code === 'truncated');
+  assert.throws(
+    () => Transaction.decode(fromHex(`${legacy}00`)),
+    (e: unknown) => e instanceof DecodeError && e.code === 'trailing',
+  );
+  assert.throws(
+    () => Transaction.decode(fromHex(legacy.slice(0, -2))),
+    (e: unknown) => e instanceof DecodeError && e.code === 'truncated',
+  );
 });
 
 test('compactsize: canonical encodings only, bounded', () => {
@@ -73,7 +82,11 @@ test('compactsize: canonical encodings only, bounded', () => {
     assert.equal(new Reader(bytes).compactSize(), n);
   }
   const bad = (hex: string, code: string) =>
-    assert.throws(() => new Reader(fromHex(hex)).compactSize(), (e: unknown) => e instanceof DecodeError && e.code === code, hex);
+    assert.throws(
+      () => new Reader(fromHex(hex)).compactSize(),
+      (e: unknown) => e instanceof DecodeError && e.code === code,
+      hex,
+    );
   bad('fdfc00', 'non-canonical');
   bad('feffff0000', 'non-canonical');
   bad('ffffffffff00000000', 'non-canonical');
@@ -84,7 +97,14 @@ test('compactsize: canonical encodings only, bounded', () => {
 
 test('Core VARINT round trips and matches known encodings', () => {
   // Encodings from Core's serialize tests (varint_tests): 0 -> 00, 127 -> 7f, 128 -> 8000, 255 -> 807f, 16383 -> fe7f, 16384 -> ff00.
-  const known: [number, string][] = [[0, '00'], [127, '7f'], [128, '8000'], [255, '807f'], [16383, 'fe7f'], [16384, 'ff00']];
+  const known: [number, string][] = [
+    [0, '00'],
+    [127, '7f'],
+    [128, '8000'],
+    [255, '807f'],
+    [16383, 'fe7f'],
+    [16384, 'ff00'],
+  ];
   for (const [n, hex] of known) {
     assert.equal(toHex(new Writer().varInt(n).finish()), hex, String(n));
     assert.equal(new Reader(fromHex(hex)).varInt(), n);
@@ -120,5 +140,8 @@ test('merkle root: single leaf, odd count and the duplicate-leaf mutation', () =
   assert.equal(hashToHex(three.root), hashToHex(four.root));
   assert.equal(three.mutated, false);
   assert.equal(four.mutated, true);
-  assert.equal(merkleRoot([]).root.every((b) => b === 0), true);
+  assert.equal(
+    merkleRoot([]).root.every((b) => b === 0),
+    true,
+  );
 });

@@ -71,10 +71,16 @@ for (const ex of examples) {
 
     const flags = ex.flags === 'mandatory' ? MANDATORY_SCRIPT_VERIFY_FLAGS : STANDARD_SCRIPT_VERIFY_FLAGS;
     const results = verifyAll(ex.signedTx, spent, flags);
-    assert.deepEqual(results, results.map(() => 'OK'));
+    assert.deepEqual(
+      results,
+      results.map(() => 'OK'),
+    );
     if (ex.swapped) {
       const swapped = verifyAll(ex.swapped.signedTx, spentOutputs(ex.swapped.prevouts), flags);
-      assert.deepEqual(swapped, swapped.map(() => 'OK'));
+      assert.deepEqual(
+        swapped,
+        swapped.map(() => 'OK'),
+      );
     }
 
     // The amount is committed to: claiming one more base unit breaks every witness signature.

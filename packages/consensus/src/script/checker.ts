@@ -72,7 +72,7 @@ export class TransactionSignatureChecker implements SignatureChecker {
   checkLockTime(lockTime: number): boolean {
     const txLockTime = this.tx.locktime;
     // Heights and timestamps are not comparable: the operand must be of the same kind.
-    if ((txLockTime < LOCKTIME_THRESHOLD) !== (lockTime < LOCKTIME_THRESHOLD)) return false;
+    if (txLockTime < LOCKTIME_THRESHOLD !== lockTime < LOCKTIME_THRESHOLD) return false;
     if (lockTime > txLockTime) return false;
     // A final input would let the transaction ignore its nLockTime altogether (IsFinalTx).
     return this.tx.inputs[this.inputIndex].sequence !== 0xffffffff;

@@ -45,9 +45,7 @@ export const ScriptFlags = {
 
 export type ScriptFlagName = Exclude<keyof typeof ScriptFlags, 'NONE'>;
 
-const FLAG_NAMES = (Object.keys(ScriptFlags) as (keyof typeof ScriptFlags)[]).filter(
-  (n): n is ScriptFlagName => n !== 'NONE',
-);
+const FLAG_NAMES = (Object.keys(ScriptFlags) as (keyof typeof ScriptFlags)[]).filter((n): n is ScriptFlagName => n !== 'NONE');
 
 export const ALL_SCRIPT_FLAGS = FLAG_NAMES.reduce((acc, n) => acc | ScriptFlags[n], 0);
 

@@ -8,22 +8,22 @@ import { NO_TX_CHECKER, TransactionSignatureChecker } from './checker.ts';
 import { MANDATORY_SCRIPT_VERIFY_FLAGS, STANDARD_SCRIPT_VERIFY_FLAGS, ScriptFlags } from './flags.ts';
 import { evalScript, verifyInput, verifyScript } from './interpreter.ts';
 import { ScriptBuilder } from './script.ts';
-import {
-  PrecomputedTxData,
-  SIGHASH_ALL,
-  SIGHASH_ANYONECANPAY,
-  SIGHASH_NONE,
-  SIGHASH_SINGLE,
-  SigVersion,
-  signatureHash,
-} from './sighash.ts';
+import { PrecomputedTxData, SIGHASH_ALL, SIGHASH_ANYONECANPAY, SIGHASH_NONE, SIGHASH_SINGLE, SigVersion, signatureHash } from './sighash.ts';
 import { multisigScript, p2pkhScript, p2shScript, p2wpkhScript, p2wshScript } from './standard.ts';
 
 const keys = [1, 2, 3].map((n) => Uint8Array.from({ length: 32 }, (_, i) => (i === 31 ? n : 0x5a)));
 const pubs = keys.map((k) => publicKeyCreate(k, true));
 const HASH_TYPES = [SIGHASH_ALL, SIGHASH_NONE, SIGHASH_SINGLE].flatMap((t) => [t, t | SIGHASH_ANYONECANPAY]);
 
-function sign(tx: TxData, index: number, scriptCode: Uint8Array, amount: bigint, hashType: number, sigversion: SigVersion, key: Uint8Array): Uint8Array {
+function sign(
+  tx: TxData,
+  index: number,
+  scriptCode: Uint8Array,
+  amount: bigint,
+  hashType: number,
+  sigversion: SigVersion,
+  key: Uint8Array,
+): Uint8Array {
   const digest = signatureHash(scriptCode, tx, index, hashType, amount, sigversion);
   const der = signatureToDER(ecdsaSign(digest, key).signature);
   return Uint8Array.from([...der, hashType]);
@@ -34,7 +34,12 @@ function spendingTx(spent: TxOut[], fill: (tx: TxData, i: number) => Pick<TxData
   const skeleton: TxData = {
     version: 2,
     locktime: 0,
-    inputs: spent.map((_, i) => ({ prevout: { txid: new Uint8Array(32).fill(7), vout: i }, scriptSig: new Uint8Array(0), sequence: 0xfffffffe, witness: [] })),
+    inputs: spent.map((_, i) => ({
+      prevout: { txid: new Uint8Array(32).fill(7), vout: i },
+      scriptSig: new Uint8Array(0),
+      sequence: 0xfffffffe,
+      witness: [],
+    })),
     outputs: [
       { value: 1000n, scriptPubKey: p2pkhScript(hash160(pubs[0])) },
       { value: 2000n, scriptPubKey: p2wpkhScript(hash160(pubs[1])) },
@@ -86,7 +91,10 @@ test('signing and verifying P2PKH, P2WPKH, P2SH-P2WPKH and P2SH-P2WSH multisig w
     assert.deepEqual(verifyAll(tx, spent, STANDARD_SCRIPT_VERIFY_FLAGS), ['OK', 'OK', 'OK', 'OK'], `hash type ${hashType}`);
     // Signatures in the wrong order fail CHECKMULTISIG; under NULLFAIL that is a NULLFAIL error.
     const w = tx.inputs[3].witness;
-    const swapped = new Transaction({ ...tx, inputs: tx.inputs.map((input, i) => (i === 3 ? { ...input, witness: [w[0], w[2], w[1], w[3]] } : input)) });
+    const swapped = new Transaction({
+      ...tx,
+      inputs: tx.inputs.map((input, i) => (i === 3 ? { ...input, witness: [w[0], w[2], w[1], w[3]] } : input)),
+    });
     assert.equal(verifyAll(swapped, spent, STANDARD_SCRIPT_VERIFY_FLAGS)[3], 'NULLFAIL');
     assert.equal(verifyAll(swapped, spent, MANDATORY_SCRIPT_VERIFY_FLAGS)[3], 'EVAL_FALSE');
     checked += 4;
@@ -141,7 +149,12 @@ test('the signature checker is injectable: a cache can wrap verifyEcdsa', () => 
 test('lock-time checks compare like with like (BIP65, BIP112)', () => {
   const make = (version: number, locktime: number, sequence: number) =>
     new TransactionSignatureChecker(
-      { version, locktime, inputs: [{ prevout: { txid: new Uint8Array(32), vout: 0 }, scriptSig: new Uint8Array(0), sequence, witness: [] }], outputs: [] },
+      {
+        version,
+        locktime,
+        inputs: [{ prevout: { txid: new Uint8Array(32), vout: 0 }, scriptSig: new Uint8Array(0), sequence, witness: [] }],
+        outputs: [],
+      },
       0,
       0n,
     );
@@ -164,7 +177,7 @@ test('evaluation without a transaction, and rejected flag combinations', () => {
   assert.equal(evalScript(stack, parseShortScript('2 3 ADD 5 NUMEQUAL'), 0, NO_TX_CHECKER, SigVersion.BASE), null);
   assert.deepEqual(stack, [Uint8Array.of(1)]);
   const sigCheck: Uint8Array[] = [];
-  assert.equal(evalScript(sigCheck, parseShortScript('0 0x21 0x02' + '11'.repeat(32) + ' CHECKSIG'), 0, NO_TX_CHECKER, SigVersion.BASE), null);
+  assert.equal(evalScript(sigCheck, parseShortScript(`0 0x21 0x02${'11'.repeat(32)} CHECKSIG`), 0, NO_TX_CHECKER, SigVersion.BASE), null);
   assert.deepEqual(sigCheck, [new Uint8Array(0)]);
   assert.equal(evalScript([], new Uint8Array(10_001), 0, NO_TX_CHECKER, SigVersion.BASE), 'SCRIPT_SIZE');
   assert.throws(() => verifyScript(new Uint8Array(0), Uint8Array.of(0x51), [], ScriptFlags.WITNESS, NO_TX_CHECKER), RangeError);

@@ -86,13 +86,7 @@ export function evalScript(
   }
 }
 
-function run(
-  stack: Uint8Array[],
-  script: Uint8Array,
-  flags: number,
-  checker: SignatureChecker,
-  sigversion: SigVersion,
-): ScriptError | null {
+function run(stack: Uint8Array[], script: Uint8Array, flags: number, checker: SignatureChecker, sigversion: SigVersion): ScriptError | null {
   const end = script.length;
   const requireMinimal = (flags & ScriptFlags.MINIMALDATA) !== 0;
   const altstack: Uint8Array[] = [];
@@ -648,12 +642,7 @@ function p2wpkhScript(program: Uint8Array): Uint8Array {
   return s;
 }
 
-function executeWitnessScript(
-  stack: Uint8Array[],
-  script: Uint8Array,
-  flags: number,
-  checker: SignatureChecker,
-): ScriptError | null {
+function executeWitnessScript(stack: Uint8Array[], script: Uint8Array, flags: number, checker: SignatureChecker): ScriptError | null {
   for (const item of stack) if (item.length > MAX_SCRIPT_ELEMENT_SIZE) return 'PUSH_SIZE';
   const error = evalScript(stack, script, flags, checker, SigVersion.WITNESS_V0);
   if (error !== null) return error;
@@ -768,13 +757,7 @@ export function verifyScript(
  * Verifies input `inputIndex` of `tx` against the output it spends. Pass one PrecomputedTxData
  * per transaction when verifying several inputs, so that BIP143 hashes are computed once.
  */
-export function verifyInput(
-  tx: TxData,
-  inputIndex: number,
-  spent: TxOut,
-  flags: number,
-  txdata?: PrecomputedTxData,
-): VerifyResult {
+export function verifyInput(tx: TxData, inputIndex: number, spent: TxOut, flags: number, txdata?: PrecomputedTxData): VerifyResult {
   const input = tx.inputs[inputIndex];
   if (input === undefined) throw new RangeError(`input index ${inputIndex} out of range`);
   const checker = new TransactionSignatureChecker(tx, inputIndex, spent.value, txdata);

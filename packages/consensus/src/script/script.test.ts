@@ -156,7 +156,7 @@ test('toAsm matches Core ScriptToAsmStr', () => {
     ['0180', '0'], // negative zero
     ['04ffffffff', '-2147483647'],
     ['050000000080', '0000000080'],
-    ['76a914' + '11'.repeat(20) + '88ac', `OP_DUP OP_HASH160 ${'11'.repeat(20)} OP_EQUALVERIFY OP_CHECKSIG`],
+    [`76a914${'11'.repeat(20)}88ac`, `OP_DUP OP_HASH160 ${'11'.repeat(20)} OP_EQUALVERIFY OP_CHECKSIG`],
     ['b1b2b0b3b9', 'OP_CHECKLOCKTIMEVERIFY OP_CHECKSEQUENCEVERIFY OP_NOP1 OP_NOP4 OP_NOP10'],
     ['50babbff', 'OP_RESERVED OP_CHECKSIGADD OP_UNKNOWN OP_INVALIDOPCODE'],
     ['4c', '[error]'],
@@ -181,7 +181,7 @@ test('toAsm with sighash decoding, as Core shows scriptSigs', () => {
     assert.equal(toAsm(new ScriptBuilder().push(sig).build(), true), `${SIG.slice(0, -2)}[${name}]`);
   }
   // Undefined hash types and non-DER data stay plain hex.
-  for (const hex of [SIG.slice(0, -2) + '00', SIG.slice(0, -2) + '84', SIG.slice(2)]) {
+  for (const hex of [`${SIG.slice(0, -2)}00`, `${SIG.slice(0, -2)}84`, SIG.slice(2)]) {
     assert.equal(toAsm(new ScriptBuilder().push(fromHex(hex)).build(), true), hex);
   }
   // OP_RETURN data is never decoded, even when it looks like a signature.
@@ -190,7 +190,7 @@ test('toAsm with sighash decoding, as Core shows scriptSigs', () => {
 });
 
 test('asm round trips: minimal scripts exactly, any script_tests.json script up to asm', (t) => {
-  const keys = [PUBKEY, '02' + '22'.repeat(32), '04' + '33'.repeat(64)].map(fromHex);
+  const keys = [PUBKEY, `02${'22'.repeat(32)}`, `04${'33'.repeat(64)}`].map(fromHex);
   const canonical = [
     p2pkhScript(fromHex('11'.repeat(20))),
     p2shScript(fromHex('22'.repeat(20))),

@@ -15,7 +15,7 @@ import {
 } from './sigops.ts';
 import { multisigScript, p2pkhScript, p2shScript, p2wpkhScript, p2wshScript } from './standard.ts';
 
-const KEY = fromHex('02' + '11'.repeat(32));
+const KEY = fromHex(`02${'11'.repeat(32)}`);
 const H20 = new Uint8Array(20);
 const MULTI_2_OF_3 = multisigScript(2, [KEY, KEY, KEY]);
 

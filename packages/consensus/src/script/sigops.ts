@@ -57,12 +57,7 @@ function witnessSigOps(script: Uint8Array, witness: readonly Uint8Array[]): numb
 }
 
 /** Core's CountWitnessSigOps: sigops of a native or P2SH-wrapped witness v0 spend (not scaled). */
-export function countWitnessSigOps(
-  scriptSig: Uint8Array,
-  scriptPubKey: Uint8Array,
-  witness: readonly Uint8Array[],
-  flags: number,
-): number {
+export function countWitnessSigOps(scriptSig: Uint8Array, scriptPubKey: Uint8Array, witness: readonly Uint8Array[], flags: number): number {
   if (!(flags & ScriptFlags.WITNESS)) return 0;
   if (isWitnessProgram(scriptPubKey)) return witnessSigOps(scriptPubKey, witness);
   if (isPayToScriptHash(scriptPubKey) && isPushOnly(scriptSig)) {

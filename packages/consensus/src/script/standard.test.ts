@@ -21,8 +21,8 @@ import {
 
 const H20 = fromHex('11'.repeat(20));
 const H32 = fromHex('22'.repeat(32));
-const KEY33 = fromHex('02' + '33'.repeat(32));
-const KEY65 = fromHex('04' + '44'.repeat(64));
+const KEY33 = fromHex(`02${'33'.repeat(32)}`);
+const KEY65 = fromHex(`04${'44'.repeat(64)}`);
 
 function solve(script: Uint8Array): [string, string[]] {
   const s = solver(script);
@@ -62,11 +62,11 @@ test('Solver classifies with Core type names and solutions', () => {
     '6a4c', // OP_RETURN with a truncated push
     '6a76', // OP_RETURN followed by a non-push
     `0015${'11'.repeat(21)}`, // v0 program of a length without meaning
-    `21${'05' + '33'.repeat(32)}ac`, // pubkey with an invalid header
+    `21${`05${'33'.repeat(32)}`}ac`, // pubkey with an invalid header
     `5121${toHex(KEY33)}51ae00`, // a byte after CHECKMULTISIG
     `5221${toHex(KEY33)}51ae`, // m > n
     `0021${toHex(KEY33)}51ae`, // m = 0
-    `0101${'21' + toHex(KEY33)}51ae`, // m pushed non-minimally
+    `0101${`21${toHex(KEY33)}`}51ae`, // m pushed non-minimally
     '51ae', // no keys
     `76a914${'11'.repeat(20)}88ad`,
   ];

@@ -168,13 +168,7 @@ export function p2pkScript(pubkey: Uint8Array): Uint8Array {
 
 export function p2pkhScript(keyHash: Uint8Array): Uint8Array {
   expectLength(keyHash, 20, 'key hash');
-  return new ScriptBuilder(25)
-    .op(Op.OP_DUP)
-    .op(Op.OP_HASH160)
-    .push(keyHash)
-    .op(Op.OP_EQUALVERIFY)
-    .op(Op.OP_CHECKSIG)
-    .build();
+  return new ScriptBuilder(25).op(Op.OP_DUP).op(Op.OP_HASH160).push(keyHash).op(Op.OP_EQUALVERIFY).op(Op.OP_CHECKSIG).build();
 }
 
 export function p2shScript(scriptHash: Uint8Array): Uint8Array {

@@ -43,7 +43,11 @@ const valid = mine(assembleBlock(validTxs()), params);
 test('a well-formed mined block passes every context-free and contextual check', () => {
   checkBlock(valid, params);
   contextualCheckBlock(valid, HEIGHT, valid.header.time - 1);
-  contextualCheckBlockHeader(valid.header, { expectedBits: params.powLimitBits, medianTimePast: valid.header.time - 1, now: valid.header.time }, params);
+  contextualCheckBlockHeader(
+    valid.header,
+    { expectedBits: params.powLimitBits, medianTimePast: valid.header.time - 1, now: valid.header.time },
+    params,
+  );
   // And survives a serialization round trip unchanged.
   assert.equal(Block.decode(valid.encode()).header.hashHex, valid.header.hashHex);
 });
@@ -72,7 +76,10 @@ test('merkle rules: wrong root, and the duplicate-transaction mutation', () => {
   rejects(() => checkBlock(assembleBlock(validTxs(), { merkleRoot: new Uint8Array(32).fill(9) }), params, bodyOnly), 'bad-txnmrklroot');
   const txs = [coinbaseTx(HEIGHT, 5000n), spend(1), spend(2)];
   const mutated = assembleBlock([...txs, txs[2]], { merkleRoot: assembleBlock(txs).header.merkleRoot });
-  assert.throws(() => checkBlock(mutated, params, bodyOnly), (e: unknown) => e instanceof ValidationError && e.reason === 'bad-txns-duplicate' && e.corruptionPossible);
+  assert.throws(
+    () => checkBlock(mutated, params, bodyOnly),
+    (e: unknown) => e instanceof ValidationError && e.reason === 'bad-txns-duplicate' && e.corruptionPossible,
+  );
 });
 
 test('size and coinbase rules', () => {
@@ -91,7 +98,10 @@ test('transaction rules surface with their own reasons', () => {
   rejects(() => checkBlock(assembleBlock([coinbaseTx(HEIGHT, 1n), dupInputs]), params, bodyOnly), 'bad-txns-inputs-duplicate');
   const negative = new Transaction({ ...spend(1), outputs: [{ value: -1n, scriptPubKey: Uint8Array.of(0x51) }] });
   rejects(() => checkBlock(assembleBlock([coinbaseTx(HEIGHT, 1n), negative]), params, bodyOnly), 'bad-txns-vout-negative');
-  const nullPrevout = new Transaction({ ...spend(1), inputs: [{ ...spend(1).inputs[0], prevout: { txid: new Uint8Array(32), vout: 0xffffffff } }, spend(2).inputs[0]] });
+  const nullPrevout = new Transaction({
+    ...spend(1),
+    inputs: [{ ...spend(1).inputs[0], prevout: { txid: new Uint8Array(32), vout: 0xffffffff } }, spend(2).inputs[0]],
+  });
   rejects(() => checkBlock(assembleBlock([coinbaseTx(HEIGHT, 1n), nullPrevout]), params, bodyOnly), 'bad-txns-prevout-null');
 });
 

@@ -105,7 +105,7 @@ export function contextualCheckBlockHeader(header: BlockHeader, ctx: HeaderConte
   if (header.bits !== ctx.expectedBits) throw new ValidationError('bad-diffbits', 'incorrect proof of work');
   if (header.time <= ctx.medianTimePast) throw new ValidationError('time-too-old', "block's timestamp is too early");
   if (header.time > ctx.now + params.maxFutureBlockTime) {
-    throw new ValidationError('time-too-new', "block timestamp too far in the future");
+    throw new ValidationError('time-too-new', 'block timestamp too far in the future');
   }
 }
 

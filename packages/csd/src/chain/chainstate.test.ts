@@ -79,7 +79,10 @@ test('spending: maturity, fees, double spends, overpaying coinbase, failing scri
     assert.equal(r.status, 'accepted');
     const bad = spendOpTrue(lock, 0, [{ value: 1n, scriptPubKey: OP_TRUE }]);
     r = await chain.processBlock(nextBlock(chain, { txs: [bad], fees: value - 20_001n }));
-    assert.equal(r.status === 'rejected' && r.reason, 'mandatory-script-verify-flag-failed (Script evaluated without error but finished with a false/empty top stack element)');
+    assert.equal(
+      r.status === 'rejected' && r.reason,
+      'mandatory-script-verify-flag-failed (Script evaluated without error but finished with a false/empty top stack element)',
+    );
     // The failed block is remembered as invalid.
     assert.equal(chain.height, 103);
   }));
@@ -123,15 +126,26 @@ test('a block with a valid header that breaks a rule is remembered as invalid; a
     const tip = chain.tip;
     // A solved block whose coinbase claims the wrong height (BIP34).
     const height = tip.height + 1;
-    const coinbase = createCoinbase({ height: height + 1, outputs: [{ value: blockSubsidy(height, chain.params), scriptPubKey: OP_TRUE }], extraNonce: Uint8Array.of(9) });
-    const bad = solveBlock(assembleBlock({ prevHash: tip.hash, time: tip.medianTimePast() + 1, bits: chain.nextWorkRequired(tip), txs: addWitnessCommitment([coinbase]) }), chain.params, 10_000)!;
+    const coinbase = createCoinbase({
+      height: height + 1,
+      outputs: [{ value: blockSubsidy(height, chain.params), scriptPubKey: OP_TRUE }],
+      extraNonce: Uint8Array.of(9),
+    });
+    const bad = solveBlock(
+      assembleBlock({ prevHash: tip.hash, time: tip.medianTimePast() + 1, bits: chain.nextWorkRequired(tip), txs: addWitnessCommitment([coinbase]) }),
+      chain.params,
+      10_000,
+    )!;
     let r = await chain.processBlock(bad);
     assert.equal(r.status === 'rejected' && r.reason, 'bad-cb-height');
     r = await chain.processBlock(bad);
     assert.equal(r.status, 'duplicate-invalid', 'known invalid: not validated again');
     assert.deepEqual(
       chain.chainTips().map((t) => [t.entry.hashHex, t.status]),
-      [[bad.header.hashHex, 'invalid'], [tip.hashHex, 'active']],
+      [
+        [bad.header.hashHex, 'invalid'],
+        [tip.hashHex, 'active'],
+      ],
     );
     r = await chain.processBlock(nextBlock(chain, { prev: chain.entry(bad.header.hashHex) }));
     assert.equal(r.status === 'rejected' && r.reason, 'bad-prevblk');
@@ -203,7 +217,11 @@ test('reorganisation to a longer branch restores spent coins and reports chain t
     // Resubmitting a known block is a duplicate; an orphan is refused.
     assert.equal((await chain.processBlock(branch[0])).status, 'duplicate');
     const draft = nextBlock(chain);
-    const orphan = solveBlock(assembleBlock({ prevHash: new Uint8Array(32).fill(7), time: draft.header.time, bits: draft.header.bits, txs: draft.txs }), chain.params, 10_000)!;
+    const orphan = solveBlock(
+      assembleBlock({ prevHash: new Uint8Array(32).fill(7), time: draft.header.time, bits: draft.header.bits, txs: draft.txs }),
+      chain.params,
+      10_000,
+    )!;
     const r = await chain.processBlock(orphan);
     assert.equal(r.status === 'rejected' && r.reason, 'prev-blk-not-found');
   }));
@@ -235,10 +253,19 @@ test('parallel script verification across worker threads accepts good and reject
     // Split one coinbase into 100 OP_TRUE outputs, then spend all of them in one block.
     const cb1 = coinbaseAt(chain, 1);
     const each = (cb1.outputs[0].value - 100_000n) / 100n;
-    const fan = spendOpTrue(cb1, 0, Array.from({ length: 100 }, () => ({ value: each, scriptPubKey: OP_TRUE })));
+    const fan = spendOpTrue(
+      cb1,
+      0,
+      Array.from({ length: 100 }, () => ({ value: each, scriptPubKey: OP_TRUE })),
+    );
     const fee = cb1.outputs[0].value - each * 100n;
     assert.equal((await chain.processBlock(nextBlock(chain, { txs: [fan], fees: fee }))).status, 'accepted');
-    const inputs = fan.outputs.map((_, vout) => ({ prevout: { txid: fan.txid, vout }, scriptSig: new Uint8Array(0), sequence: 0xffffffff, witness: [] }));
+    const inputs = fan.outputs.map((_, vout) => ({
+      prevout: { txid: fan.txid, vout },
+      scriptSig: new Uint8Array(0),
+      sequence: 0xffffffff,
+      witness: [],
+    }));
     const good = new Transaction({ version: 2, inputs, outputs: [{ value: each * 100n - 1000n, scriptPubKey: OP_TRUE }], locktime: 0 });
     // The same spend, but one input's scriptSig executes OP_RETURN, which fails the script.
     const badInputs = inputs.map((inp, i) => (i === 77 ? { ...inp, scriptSig: Uint8Array.of(0x6a) } : inp));

@@ -113,7 +113,7 @@ export class Chain {
         this.sequence = Math.max(this.sequence, rec.sequence + 1);
       }
       const genesis = this.byHash.get(this.params.genesis.header.hashHex);
-      if (!genesis || genesis.height !== 0) {
+      if (genesis?.height !== 0) {
         throw new Error(`the database at ${this.db.path} belongs to another network (genesis mismatch)`);
       }
       const tipHash = this.db.getMeta(TIP_KEY);
@@ -454,7 +454,10 @@ export class Chain {
     const scriptFailure = await checks.finish();
     const verified = performance.now();
     if (scriptFailure) {
-      this.markFailed(entry, new ValidationError(describeScriptFailure(scriptFailure), `tx ${block.txs[scriptFailure.txIndex].txidHex} input ${scriptFailure.input}`));
+      this.markFailed(
+        entry,
+        new ValidationError(describeScriptFailure(scriptFailure), `tx ${block.txs[scriptFailure.txIndex].txidHex} input ${scriptFailure.input}`),
+      );
       return false;
     }
     entry.status |= BlockStatus.VALID_SCRIPTS;
@@ -479,7 +482,14 @@ export class Chain {
     if (entry.height % 1000 === 0) this.log.info({ height: entry.height, hash: entry.hashHex }, 'connected block');
     const ms = (s: number) => Math.round(s * 1e6) / 1000;
     this.log.debug(
-      { height: entry.height, inputs, ms: ms(timing.seconds), planMs: ms(timing.phases.plan), scriptsMs: ms(timing.phases.scripts), writeMs: ms(timing.phases.write) },
+      {
+        height: entry.height,
+        inputs,
+        ms: ms(timing.seconds),
+        planMs: ms(timing.phases.plan),
+        scriptsMs: ms(timing.phases.scripts),
+        writeMs: ms(timing.phases.write),
+      },
       'connect timing',
     );
     this.events.emit('connect', { block, entry, undo: plan.undo, timing });
@@ -608,4 +618,3 @@ export class Chain {
     await this.verifier.close();
   }
 }
-

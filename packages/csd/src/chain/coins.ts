@@ -30,7 +30,10 @@ export function outPointFromKey(key: Uint8Array): OutPoint {
 
 export function writeCoin(w: Writer, c: Coin): Writer {
   // Core's packing of height and the coinbase flag into one VARINT.
-  return w.varInt(c.height * 2 + (c.coinbase ? 1 : 0)).varInt(Number(c.value)).varBytes(c.scriptPubKey);
+  return w
+    .varInt(c.height * 2 + (c.coinbase ? 1 : 0))
+    .varInt(Number(c.value))
+    .varBytes(c.scriptPubKey);
 }
 
 export function readCoin(r: Reader): Coin {

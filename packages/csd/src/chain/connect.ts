@@ -83,7 +83,10 @@ export function planConnect(
           }
         }
         if (!coin) {
-          throw new ValidationError('bad-txns-inputs-missingorspent', `tx ${tx.txidHex} input ${hashToHex(input.prevout.txid)}:${input.prevout.vout} missing or spent`);
+          throw new ValidationError(
+            'bad-txns-inputs-missingorspent',
+            `tx ${tx.txidHex} input ${hashToHex(input.prevout.txid)}:${input.prevout.vout} missing or spent`,
+          );
         }
         if (coin.coinbase && height - coin.height < params.coinbaseMaturity) {
           throw new ValidationError('bad-txns-premature-spend-of-coinbase', `tried to spend coinbase at depth ${height - coin.height}`);
@@ -97,12 +100,25 @@ export function planConnect(
       fees += valueIn - valueOut;
       if (!moneyRange(fees)) throw new ValidationError('bad-txns-fee-outofrange');
       // BIP68 relative lock-times, against this block's height and its parent's median time past.
-      if (!sequenceLocksSatisfied(sequenceLocks(tx, spent.map((c) => c.height), parent), parent)) {
+      if (
+        !sequenceLocksSatisfied(
+          sequenceLocks(
+            tx,
+            spent.map((c) => c.height),
+            parent,
+          ),
+          parent,
+        )
+      ) {
         throw new ValidationError('bad-txns-nonfinal', 'non-BIP68-final transaction');
       }
       undo.push(spent);
     }
-    sigopCost += getTransactionSigOpCost(tx, spent.map((c) => c.scriptPubKey), flags);
+    sigopCost += getTransactionSigOpCost(
+      tx,
+      spent.map((c) => c.scriptPubKey),
+      flags,
+    );
     if (sigopCost > MAX_BLOCK_SIGOPS_COST) throw new ValidationError('bad-blk-sigops', 'too many sigops');
     onSpent(tx, t, spent);
 

@@ -59,7 +59,12 @@ test('a block whose scripts all pass verifies on several threads and on one', as
 });
 
 test('a failing input is reported with its transaction and input index', async () => {
-  for (const at of [[1, 0], [3, 399], [5, 89], [2, 2]] as [number, number][]) {
+  for (const at of [
+    [1, 0],
+    [3, 399],
+    [5, 89],
+    [2, 2],
+  ] as [number, number][]) {
     const block = makeBlock([150, 3, 400, 1, 90], [at]);
     for (const verifier of [parallel, serial]) {
       const f = await verify(verifier, block);
@@ -69,7 +74,11 @@ test('a failing input is reported with its transaction and input index', async (
 });
 
 test('with several failing inputs one of them is reported', async () => {
-  const failing: [number, number][] = [[1, 7], [3, 200], [3, 300]];
+  const failing: [number, number][] = [
+    [1, 7],
+    [3, 200],
+    [3, 300],
+  ];
   const f = await verify(parallel, makeBlock([150, 3, 400], failing));
   assert.ok(f && failing.some(([t, i]) => t === f.txIndex && i === f.input), JSON.stringify(f));
   const s = await verify(serial, makeBlock([150, 3, 400], failing));

@@ -41,10 +41,7 @@ export function splitConfText(text: string): RawConfFile {
       return;
     }
     if (str.startsWith('-')) {
-      throw new ConfigError(
-        `parse error on line ${line}: ${str}, options in configuration file must be specified without leading -`,
-        'config file',
-      );
+      throw new ConfigError(`parse error on line ${line}: ${str}, options in configuration file must be specified without leading -`, 'config file');
     }
     const eq = str.indexOf('=');
     if (eq < 0) {
@@ -53,10 +50,7 @@ export function splitConfText(text: string): RawConfFile {
     }
     const name = prefix + trim(str.slice(0, eq));
     if (hash >= 0 && name.includes('rpcpassword')) {
-      throw new ConfigError(
-        `parse error on line ${line}, using # in rpcpassword can be ambiguous and should be avoided`,
-        'config file',
-      );
+      throw new ConfigError(`parse error on line ${line}, using # in rpcpassword can be ambiguous and should be avoided`, 'config file');
     }
     const dot = name.indexOf('.');
     if (dot >= 0 && dot >= prefix.length) sections.push({ name: name.slice(0, dot), line });

@@ -50,10 +50,7 @@ export function loadConfig(argv: readonly string[], env: Env = process.env): Nod
   const settings = loadSettings(NODE_OPTIONS, argv, env, { tolerated: (key) => CLI_KEYS.has(key) });
   const [unexpected] = settings.positional;
   if (unexpected !== undefined) {
-    throw new ConfigError(
-      `Command line contains unexpected token '${unexpected}', see csd -help for a list of options.`,
-      'command line',
-    );
+    throw new ConfigError(`Command line contains unexpected token '${unexpected}', see csd -help for a list of options.`, 'command line');
   }
   const { networkDir, values } = settings;
   return Object.freeze({

@@ -14,16 +14,61 @@ const TABLES: readonly [string, OptionTable][] = [
 
 test('the node table has every option the interface and the node need', () => {
   const required = [
-    'conf', 'datadir', 'regtest', 'testnet', 'chain', 'printtoconsole', 'loglevel', 'reindex', 'server', 'rpcuser',
-    'rpcpassword', 'rpcport', 'rpcbind', 'rpcallowip', 'rpccookiefile', 'rpccorsdomain', 'rpcratelimit', 'rest',
-    'restratelimit', 'wsport', 'wsratelimit', 'zmqpubrawblock', 'zmqpubrawtx', 'zmqpubhashblock', 'zmqpubhashtx',
-    'zmqpubsequence', 'zmqpubrawblockhwm', 'zmqpubrawtxhwm', 'zmqpubhashblockhwm', 'zmqpubhashtxhwm',
-    'zmqpubsequencehwm', 'maxmempool', 'mempoolexpiry', 'persistmempool', 'minrelaytxfee', 'blockmintxfee',
-    'datacarriersize', 'acceptnonstdtxn', 'limitancestorcount', 'limitdescendantcount', 'limitancestorsize',
-    'limitdescendantsize', 'txindex', 'addressindex', 'disablewallet', 'par', 'dbcache', 'blockmaxweight',
-    'fallbackfee', 'mocktime',
+    'conf',
+    'datadir',
+    'regtest',
+    'testnet',
+    'chain',
+    'printtoconsole',
+    'loglevel',
+    'reindex',
+    'server',
+    'rpcuser',
+    'rpcpassword',
+    'rpcport',
+    'rpcbind',
+    'rpcallowip',
+    'rpccookiefile',
+    'rpccorsdomain',
+    'rpcratelimit',
+    'rest',
+    'restratelimit',
+    'wsport',
+    'wsratelimit',
+    'zmqpubrawblock',
+    'zmqpubrawtx',
+    'zmqpubhashblock',
+    'zmqpubhashtx',
+    'zmqpubsequence',
+    'zmqpubrawblockhwm',
+    'zmqpubrawtxhwm',
+    'zmqpubhashblockhwm',
+    'zmqpubhashtxhwm',
+    'zmqpubsequencehwm',
+    'maxmempool',
+    'mempoolexpiry',
+    'persistmempool',
+    'minrelaytxfee',
+    'blockmintxfee',
+    'datacarriersize',
+    'acceptnonstdtxn',
+    'limitancestorcount',
+    'limitdescendantcount',
+    'limitancestorsize',
+    'limitdescendantsize',
+    'txindex',
+    'addressindex',
+    'disablewallet',
+    'par',
+    'dbcache',
+    'blockmaxweight',
+    'fallbackfee',
+    'mocktime',
   ];
-  assert.deepEqual(required.filter((name) => !(name in NODE_OPTIONS)), []);
+  assert.deepEqual(
+    required.filter((name) => !(name in NODE_OPTIONS)),
+    [],
+  );
   assert.equal(NODE_OPTIONS.rpcport.default(NETWORKS.regtest), 16180);
   for (const name of ['zmqpubrawblock', 'zmqpubrawtx', 'rpcbind', 'rpcallowip'] as const) assert.equal(NODE_OPTIONS[name].kind, 'list');
   assert.equal(NODE_OPTIONS.rpcpassword.sensitive, true);
@@ -78,7 +123,10 @@ test('help lists every option with its placeholder and default', () => {
   assert.match(help, /^ {2}-rpcport=<port>\n {7}Serve JSON-RPC and REST on <port>\. \(default: 16180\)$/m);
   assert.match(help, /\(default: 127\.0\.0\.1, ::1\)/);
   assert.match(help, /-minrelaytxfee=<amt>\n.*\n? *.*\(default: 0\.00001\)/);
-  assert.ok(help.split('\n').every((line) => line.length <= 79), 'wrapped at 79 columns');
+  assert.ok(
+    help.split('\n').every((line) => line.length <= 79),
+    'wrapped at 79 columns',
+  );
 });
 
 test('docs/configuration.md and docs/cs-cli.md describe every option', () => {

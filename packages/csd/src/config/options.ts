@@ -78,8 +78,7 @@ export const NODE_OPTIONS = {
     category: 'general',
     description: 'Rebuild the chain state and the indexes from the stored blocks on startup.',
     default: false,
-    fileWarning:
-      'reindex=1 is set in the configuration file, so every restart reindexes; remove it once the reindex has run.',
+    fileWarning: 'reindex=1 is set in the configuration file, so every restart reindexes; remove it once the reindex has run.',
   }),
   txindex: flag({
     category: 'general',
@@ -181,7 +180,8 @@ export const NODE_OPTIONS = {
   restratelimit: integer({
     category: 'rpc',
     arg: '<n>',
-    description: 'REST requests per minute per client address and endpoint group (chaininfo, block, tx, headers, getutxos, blockhashbyheight); address and mempool get half; 0 = unlimited.',
+    description:
+      'REST requests per minute per client address and endpoint group (chaininfo, block, tx, headers, getutxos, blockhashbyheight); address and mempool get half; 0 = unlimited.',
     default: 200,
     min: 0,
     negated: 0,
@@ -266,8 +266,7 @@ export const NODE_OPTIONS = {
     category: 'relay',
     description: 'Relay and mine non-standard transactions (test and regtest only).',
     default: (net) => !net.requireStandard,
-    networkCheck: (value, net) =>
-      value && net.name === 'main' ? 'acceptnonstdtxn is not currently supported for main chain' : null,
+    networkCheck: (value, net) => (value && net.name === 'main' ? 'acceptnonstdtxn is not currently supported for main chain' : null),
   }),
   mempoolfullrbf: flag({
     category: 'relay',

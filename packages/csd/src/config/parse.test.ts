@@ -201,10 +201,9 @@ test('-conf: relative to the data directory, must exist when named, -noconf read
   const none = loadConfig([`-datadir=${dir}`, '-noconf'], {});
   assert.equal(none.options.rpcport, 16180);
   assert.equal(none.paths.confFile, null);
-  assert.throws(
-    () => loadConfig([`-datadir=${dir}`, '-conf=missing.conf'], {}),
-    { message: `specified config file "${join(dir, 'missing.conf')}" could not be opened (ENOENT).` },
-  );
+  assert.throws(() => loadConfig([`-datadir=${dir}`, '-conf=missing.conf'], {}), {
+    message: `specified config file "${join(dir, 'missing.conf')}" could not be opened (ENOENT).`,
+  });
   mkdirSync(join(dir, 'adir.conf'));
   assert.throws(() => loadConfig([`-datadir=${dir}`, '-conf=adir.conf'], {}), { message: `Config file "${join(dir, 'adir.conf')}" is a directory.` });
   assert.equal(load([]).config.options.rpcport, 16180, 'a missing default cs.conf is fine');
@@ -267,7 +266,11 @@ test('command-line errors name the option', () => {
   fails(['-loglevel=verbose'], undefined, "Invalid value for -loglevel: 'verbose' (expected one of error, warn, info, debug, trace)");
   fails(['-minrelaytxfee=0.1.2'], undefined, "Invalid value for -minrelaytxfee: '0.1.2' (expected an amount in coins, at most 8 decimals)");
   fails(['-rpcallowip=10.0.0.0/33'], undefined, /^Invalid value for -rpcallowip: '10.0.0.0\/33' \(expected a single IP/);
-  fails(['-zmqpubhashblock=127.0.0.1:28332'], undefined, "Invalid value for -zmqpubhashblock: '127.0.0.1:28332' (expected tcp://host:port or ipc://path)");
+  fails(
+    ['-zmqpubhashblock=127.0.0.1:28332'],
+    undefined,
+    "Invalid value for -zmqpubhashblock: '127.0.0.1:28332' (expected tcp://host:port or ipc://path)",
+  );
   fails(['-rpcbind=bad host'], undefined, /^Invalid value for -rpcbind: 'bad host'/);
   fails(['-maxmempool=1'], undefined, "Invalid value for -maxmempool: '1' (expected an integer >= 5)");
   fails(['-blockmaxweight=4000001'], undefined, "Invalid value for -blockmaxweight: '4000001' (expected an integer 4000..4000000)");

@@ -57,8 +57,7 @@ export function loadSettings<T extends OptionTable & LocatingOptions>(
   const baseDir = dataDirFrom(lastOf(commandLine, 'datadir')?.value, env);
   const conf = confLocation(commandLine, baseDir);
   const fileText = conf ? readConfText(conf.path, conf.explicit) : null;
-  const fromFile =
-    conf && fileText !== null ? readConfFile(table, splitConfText(fileText), conf.path, options.tolerated, warnings) : [];
+  const fromFile = conf && fileText !== null ? readConfFile(table, splitConfText(fileText), conf.path, options.tolerated, warnings) : [];
   const all = [...commandLine, ...fromFile];
   const occurrencesOf = (name: string) => all.filter((o) => o.name === name);
 
@@ -133,11 +132,7 @@ function readConfText(path: string, explicit: boolean): string | null {
  * -chain, -regtest and -testnet, from the command line or the top of cs.conf; more than one
  * selection is an error even when they agree, as in Core.
  */
-function selectNetwork(
-  table: LocatingOptions,
-  occurrencesOf: (name: string) => readonly Occurrence[],
-  warnings: string[],
-): ChainParams {
+function selectNetwork(table: LocatingOptions, occurrencesOf: (name: string) => readonly Occurrence[], warnings: string[]): ChainParams {
   // These options are top-level only, so the network used to resolve them does not matter.
   const pick = <V>(spec: OptionSpec<V>, name: string) => resolve(spec, occurrencesOf(name), NETWORKS.main, warnings).value as V;
   const chain = pick(table.chain, 'chain');

@@ -126,12 +126,7 @@ export interface Resolved {
 }
 
 /** Resolves one option from its own occurrences, in the order they were read (command line first). */
-export function resolve(
-  spec: OptionSpec<unknown>,
-  occurrences: readonly Occurrence[],
-  net: ChainParams,
-  warnings: string[],
-): Resolved {
+export function resolve(spec: OptionSpec<unknown>, occurrences: readonly Occurrence[], net: ChainParams, warnings: string[]): Resolved {
   const cmd = occurrences.filter((o) => o.section === null);
   const scopes = [occurrences.filter((o) => o.section === net.name), occurrences.filter((o) => o.section === '')];
   if (spec.kind === 'list') return resolveList(cmd, scopes) ?? { value: spec.default(net), set: false };
@@ -161,8 +156,7 @@ function lastNegation(occurrences: readonly Occurrence[]): number {
 }
 
 function resolveList(cmd: readonly Occurrence[], scopes: readonly (readonly Occurrence[])[]): Resolved | null {
-  const items = (occurrences: readonly Occurrence[]) =>
-    occurrences.slice(lastNegation(occurrences) + 1).flatMap((o) => o.value as readonly string[]);
+  const items = (occurrences: readonly Occurrence[]) => occurrences.slice(lastNegation(occurrences) + 1).flatMap((o) => o.value as readonly string[]);
   if (cmd.length > 0) return { value: items(cmd), set: true };
   const [section, top] = scopes;
   if (section.length === 0 && top.length === 0) return null;

@@ -9,16 +9,7 @@ import { formatAmount, parseAmount } from './amount.ts';
 export type OptionKind = 'bool' | 'int' | 'string' | 'list' | 'amount';
 
 /** Groups for -help and docs/configuration.md. */
-export type OptionCategory =
-  | 'general'
-  | 'chain'
-  | 'connection'
-  | 'rpc'
-  | 'zmq'
-  | 'relay'
-  | 'mining'
-  | 'wallet'
-  | 'debug';
+export type OptionCategory = 'general' | 'chain' | 'connection' | 'rpc' | 'zmq' | 'relay' | 'mining' | 'wallet' | 'debug';
 
 /**
  * Where an option may be given. 'top': the command line or the top of cs.conf, never inside a
@@ -82,12 +73,7 @@ interface Typed<V> {
   networkCheck?(value: V, net: ChainParams): string | null;
 }
 
-function build<V>(
-  kind: OptionKind,
-  o: Common & Typed<V>,
-  parse: (raw: string) => Parsed<V>,
-  show: (value: V) => string,
-): OptionSpec<V> {
+function build<V>(kind: OptionKind, o: Common & Typed<V>, parse: (raw: string) => Parsed<V>, show: (value: V) => string): OptionSpec<V> {
   const d = o.default;
   const perNetwork = typeof d === 'function';
   return {
@@ -178,12 +164,8 @@ export function text(o: Common & Typed<string | null> & TextCheck): OptionSpec<s
 
 /** One word out of a fixed set; the value's type is that set (or null when unset). */
 export function choice<const C extends string>(o: Common & Typed<C> & { readonly values: readonly C[] }): OptionSpec<C>;
-export function choice<const C extends string>(
-  o: Common & Typed<C | null> & { readonly values: readonly C[] },
-): OptionSpec<C | null>;
-export function choice<const C extends string>(
-  o: Common & Typed<C | null> & { readonly values: readonly C[] },
-): OptionSpec<C | null> {
+export function choice<const C extends string>(o: Common & Typed<C | null> & { readonly values: readonly C[] }): OptionSpec<C | null>;
+export function choice<const C extends string>(o: Common & Typed<C | null> & { readonly values: readonly C[] }): OptionSpec<C | null> {
   const expected = `one of ${o.values.join(', ')}`;
   return build<C | null>(
     'string',

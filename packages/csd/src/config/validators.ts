@@ -48,9 +48,7 @@ export function checkHostPort(value: string): string | null {
 
 /** -rpcallowip: a single address, a CIDR network or an IPv4 network/netmask. */
 export function checkSubnet(value: string): string | null {
-  return parseSubnet(value)
-    ? null
-    : 'a single IP (1.2.3.4 or ::1), a network/CIDR (10.0.0.0/8) or a network/netmask (192.168.1.0/255.255.255.0)';
+  return parseSubnet(value) ? null : 'a single IP (1.2.3.4 or ::1), a network/CIDR (10.0.0.0/8) or a network/netmask (192.168.1.0/255.255.255.0)';
 }
 
 /**

@@ -312,9 +312,7 @@ test('-rpcwallet sends the request to the wallet path, its name URL-encoded', as
 });
 
 test('-generate asks for a new address, then mines to it, and prints both as bitcoin-cli does', async () => {
-  const server = await rpcServer((seen) =>
-    JSON.parse(seen.body).method === 'getnewaddress' ? result('"csrt1qexample"') : result('["aa","bb"]'),
-  );
+  const server = await rpcServer((seen) => (JSON.parse(seen.body).method === 'getnewaddress' ? result('"csrt1qexample"') : result('["aa","bb"]')));
   const run = await cli([`-rpcport=${server.port}`, '-rpcpassword=x', '-generate', '2', '1000']);
   assert.deepEqual(run, { code: 0, stdout: '{\n  "address": "csrt1qexample",\n  "blocks": [\n    "aa",\n    "bb"\n  ]\n}\n', stderr: '' });
   assert.deepEqual(
@@ -340,11 +338,15 @@ test('-generate asks for a new address, then mines to it, and prints both as bit
   assert.deepEqual(refused, { code: 32601 % 256, stdout: '', stderr: 'error code: -32601\nerror message:\nMethod not found\n' });
 });
 
-test('a port in both -rpcconnect and -rpcport: -rpcport is used, with bitcoin-cli\'s warning', async () => {
+test("a port in both -rpcconnect and -rpcport: -rpcport is used, with bitcoin-cli's warning", async () => {
   const server = await rpcServer(() => result('7'));
   const unused = await freePort();
   const run = await cli([`-rpcconnect=127.0.0.1:${unused}`, `-rpcport=${server.port}`, '-rpcpassword=x', 'getblockcount']);
-  assert.deepEqual(run, { code: 0, stdout: '7\n', stderr: `Warning: Port specified in both -rpcconnect and -rpcport. Using -rpcport ${server.port}\n` });
+  assert.deepEqual(run, {
+    code: 0,
+    stdout: '7\n',
+    stderr: `Warning: Port specified in both -rpcconnect and -rpcport. Using -rpcport ${server.port}\n`,
+  });
   const quiet = await cli([`-rpcconnect=127.0.0.1`, `-rpcport=${server.port}`, '-rpcpassword=x', 'getblockcount']);
   assert.equal(quiet.stderr, '');
 });

@@ -115,7 +115,13 @@ async function generate(args: readonly string[], call: (name: string, params: Js
   const error = member(mined, 'error');
   if (blocks === undefined || (error !== undefined && error.type !== 'null')) return mined;
   return jsonObject([
-    ['result', jsonObject([['address', address], ['blocks', blocks]])],
+    [
+      'result',
+      jsonObject([
+        ['address', address],
+        ['blocks', blocks],
+      ]),
+    ],
     ['error', { type: 'null' }],
     ['id', jsonString('cs-cli')],
   ]);

@@ -14,7 +14,10 @@ test('arguments are strings unless the table lists their position', () => {
   assert.equal(positional('getrawtransaction', 'ab', '1', 'cd'), '["ab",1,"cd"]');
   assert.equal(positional('sendtoaddress', 'addr', '0.1', 'c', 'to', 'true'), '["addr",0.1,"c","to",true]');
   assert.equal(positional('sendmany', '', '{"a":0.5}', '1'), '["",{"a":0.5},1]');
-  assert.equal(positional('createrawtransaction', '[{"txid":"ab","vout":0}]', '[{"addr":1}]', '0', 'true'), '[[{"txid":"ab","vout":0}],[{"addr":1}],0,true]');
+  assert.equal(
+    positional('createrawtransaction', '[{"txid":"ab","vout":0}]', '[{"addr":1}]', '0', 'true'),
+    '[[{"txid":"ab","vout":0}],[{"addr":1}],0,true]',
+  );
   assert.equal(positional('testmempoolaccept', '["00"]', '0.1'), '[["00"],0.1]');
   assert.equal(positional('getrawmempool', 'true', 'false'), '[true,false]');
   assert.equal(positional('generatetoaddress', '101', 'addr', '1000000'), '[101,"addr",1000000]');

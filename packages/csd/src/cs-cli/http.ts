@@ -13,9 +13,7 @@ export interface HttpReply {
   readonly body: string;
 }
 
-const HINT =
-  'Make sure the csd server is running and that you are connecting to the correct RPC port.\n' +
-  'Use "cs-cli -help" for more info.';
+const HINT = 'Make sure the csd server is running and that you are connecting to the correct RPC port.\n' + 'Use "cs-cli -help" for more info.';
 
 function connectionFailed(endpoint: Endpoint, detail: string): ConnectionFailed {
   return new ConnectionFailed(`Could not connect to the server ${endpoint.host}:${endpoint.port}${detail}\n\n${HINT}`);

@@ -18,7 +18,7 @@ test('any JSON value parses at the top level, with surrounding whitespace; anyth
   assert.throws(() => parseJson('['.repeat(600) + ']'.repeat(600)), JsonSyntaxError, 'nesting is bounded');
 });
 
-test("objects keep key order and duplicates; member() reads the last of a repeated key", () => {
+test('objects keep key order and duplicates; member() reads the last of a repeated key', () => {
   const value = parseJson('{"b":1,"a":2,"b":3}');
   assert.equal(writeJson(value), '{"b":1,"a":2,"b":3}');
   assert.deepEqual(member(value, 'b'), { type: 'number', text: '3' });

@@ -122,7 +122,12 @@ export function writeJson(value: JsonValue, indent = 0): string {
       case 'string':
         return quote(v.value);
       case 'array':
-        return container('[', ']', v.items.map((item) => write(item, level + 1)), level);
+        return container(
+          '[',
+          ']',
+          v.items.map((item) => write(item, level + 1)),
+          level,
+        );
       case 'object':
         return container(
           '{',

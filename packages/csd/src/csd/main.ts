@@ -45,7 +45,11 @@ try {
   fail((e as Error).message);
 }
 
-const { logger, reopen: reopenLog, close: closeLog } = openLogger({ file: config.paths.debugLog, level: config.options.loglevel, console: config.options.printtoconsole });
+const {
+  logger,
+  reopen: reopenLog,
+  close: closeLog,
+} = openLogger({ file: config.paths.debugLog, level: config.options.loglevel, console: config.options.printtoconsole });
 // A closed stderr (a pipe whose reader went away) must not turn the next error message into a crash.
 process.stderr.on('error', () => undefined);
 for (const warning of config.warnings) logger.warn(warning);

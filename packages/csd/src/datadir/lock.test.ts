@@ -71,7 +71,9 @@ test('another program name is another lock on the same directory', async () => {
   mkdirSync(dir);
   const node = await lockDataDir(dir);
   const bridge = await lockDataDir(dir, 'cs-bridge');
-  await assert.rejects(lockDataDir(dir, 'cs-bridge'), { message: `Cannot obtain a lock on data directory ${dir}. cs-bridge is probably already running.` });
+  await assert.rejects(lockDataDir(dir, 'cs-bridge'), {
+    message: `Cannot obtain a lock on data directory ${dir}. cs-bridge is probably already running.`,
+  });
   await bridge.release();
   await node.release();
 });
@@ -83,10 +85,7 @@ test('a second csd process on the same network directory exits with the lock mes
 
   const second = await outcome(startNode(`-datadir=${dataDir}`, '-regtest'));
   assert.equal(second.code, 1);
-  assert.equal(
-    second.stderr,
-    `Error: Cannot obtain a lock on data directory ${join(dataDir, 'regtest')}. csd is probably already running.\n`,
-  );
+  assert.equal(second.stderr, `Error: Cannot obtain a lock on data directory ${join(dataDir, 'regtest')}. csd is probably already running.\n`);
   assert.equal(first.exitCode, null, 'the first one is still running');
   await assert.rejects(lockDataDir(join(dataDir, 'regtest')), DataDirLockedError, 'and still holds its lock');
 

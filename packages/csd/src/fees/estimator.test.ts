@@ -69,7 +69,7 @@ test('transactions dropped unconfirmed count as failures for their fee rate', ()
   assert.deepEqual(est.estimateSmartFee(20, 'economical', 1000n), { feeRate: 50_000n, blocks: 20 });
 });
 
-test('estimate modes parse as Core\'s, case-insensitively', () => {
+test("estimate modes parse as Core's, case-insensitively", () => {
   assert.equal(parseEstimateMode('ECONOMICAL'), 'economical');
   assert.equal(parseEstimateMode('Conservative'), 'conservative');
   assert.equal(parseEstimateMode('unset'), 'unset');
@@ -86,14 +86,18 @@ test('fee_estimates.dat survives a restart; damaged or stale files are ignored',
 
     const restored = new FeeEstimator(() => NOW + 3600);
     assert.deepEqual(await restored.load(path), { loaded: true });
-    for (const target of [2, 20]) assert.deepEqual(restored.estimateSmartFee(target, 'economical', 1000n), est.estimateSmartFee(target, 'economical', 1000n));
+    for (const target of [2, 20])
+      assert.deepEqual(restored.estimateSmartFee(target, 'economical', 1000n), est.estimateSmartFee(target, 'economical', 1000n));
 
     const stale = new FeeEstimator(() => NOW + 61 * 3600);
     assert.deepEqual(await stale.load(path), { loaded: false, reason: 'estimates file too old' });
     assert.deepEqual(stale.estimateSmartFee(2, 'economical', 1000n), { errors: [NO_ESTIMATE_ERROR], blocks: 0 });
 
     const bytes = readFileSync(path);
-    writeFileSync(path, Uint8Array.from(bytes, (b, i) => (i === 100 ? b ^ 0xff : b)));
+    writeFileSync(
+      path,
+      Uint8Array.from(bytes, (b, i) => (i === 100 ? b ^ 0xff : b)),
+    );
     const damaged = new FeeEstimator(() => NOW);
     assert.deepEqual(await damaged.load(path), { loaded: false, reason: 'estimates file checksum mismatch' });
     writeFileSync(path, bytes.subarray(0, 50));
@@ -110,7 +114,10 @@ test('the mempool feeds the estimator: confirmed transactions teach it the going
   await withMempool(
     async (c) => {
       // 120 spendable outputs; the block that confirms them is the estimator's first.
-      const funding = buildTx({ inputs: [c.coin(1)], outputs: Array.from({ length: 120 }, () => ({ value: 10_000_000n, scriptPubKey: ANYONE_SCRIPT })) });
+      const funding = buildTx({
+        inputs: [c.coin(1)],
+        outputs: Array.from({ length: 120 }, () => ({ value: 10_000_000n, scriptPubKey: ANYONE_SCRIPT })),
+      });
       await mine(c.chain, [funding]);
       const size = spend(utxo(funding, 0), [9_000_000n]).vsize;
       for (let round = 0; round < 10; round++) {
@@ -121,7 +128,10 @@ test('the mempool feeds the estimator: confirmed transactions teach it the going
           accepted(c.mempool.accept(spend(slow, [slow.output.value - BigInt(2 * size)])));
         }
         // Miners take only what pays 10 units/vbyte or more.
-        await mine(c.chain, c.mempool.selectForBlock({ minFeeRate: 10_000n }).txs.map((s) => s.entry.tx));
+        await mine(
+          c.chain,
+          c.mempool.selectForBlock({ minFeeRate: 10_000n }).txs.map((s) => s.entry.tx),
+        );
       }
       assert.equal(c.mempool.size, 60);
       const estimate = estimator.estimateSmartFee(2, 'economical', c.mempool.minFee());

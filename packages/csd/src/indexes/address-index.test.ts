@@ -50,7 +50,12 @@ function assertMatchesChain(index: AddressIndex, chain: Chain, scripts: readonly
     const e = expected.get(addressKey(script).toString('hex')) ?? { received: 0n, sent: 0n, txids: [] };
     const a = index.activity(script);
     assert.deepEqual(
-      { received: a.confirmed.received, sent: a.confirmed.sent, txCount: a.confirmed.txCount, txids: a.transactions.slice(a.unconfirmed.txids.length) },
+      {
+        received: a.confirmed.received,
+        sent: a.confirmed.sent,
+        txCount: a.confirmed.txCount,
+        txids: a.transactions.slice(a.unconfirmed.txids.length),
+      },
       { received: e.received, sent: e.sent, txCount: e.txids.length, txids: e.txids },
     );
   }

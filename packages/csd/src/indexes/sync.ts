@@ -165,7 +165,10 @@ export class IndexSync {
         if (Date.now() - lastLog >= PROGRESS_LOG_MS) {
           lastLog = Date.now();
           const { height, tipHeight } = this.progress();
-          this.#log.info({ index: this.#name, height, tipHeight, progress: `${((100 * height) / Math.max(1, tipHeight)).toFixed(1)}%` }, 'index syncing');
+          this.#log.info(
+            { index: this.#name, height, tipHeight, progress: `${((100 * height) / Math.max(1, tipHeight)).toFixed(1)}%` },
+            'index syncing',
+          );
         }
         await yieldToEventLoop();
       }

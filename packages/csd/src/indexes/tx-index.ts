@@ -58,7 +58,7 @@ class TxRecords implements BlockIndexer {
       // A record naming another block belongs to that block (the same transaction confirmed
       // again on the branch the chain moved to is written by its own connect).
       const value = this.table.get(key);
-      if (value !== undefined && value.subarray(0, 32).equals(entry.hash)) this.table.remove(key);
+      if (value?.subarray(0, 32).equals(entry.hash)) this.table.remove(key);
     }
   }
 
@@ -82,7 +82,13 @@ export class TransactionIndex implements TxIndex {
   constructor(options: TransactionIndexOptions) {
     this.#table = options.db.tables.txindex;
     this.#chain = options.chain;
-    this.#sync = new IndexSync({ name: TX_INDEX_MARKER, db: options.db, chain: options.chain, indexer: new TxRecords(this.#table), log: options.log });
+    this.#sync = new IndexSync({
+      name: TX_INDEX_MARKER,
+      db: options.db,
+      chain: options.chain,
+      indexer: new TxRecords(this.#table),
+      log: options.log,
+    });
   }
 
   start(): void {

@@ -59,7 +59,7 @@ test('-printtoconsole adds one readable line per entry, without the secrets eith
   logger.warn({ peer: '1.2.3.4', password: 'pw' }, 'misbehaving');
   close();
   assert.equal(written.length, 1);
-  assert.match(written[0], /^\d{4}-\d\d-\d\dT[\d:.]+Z WARN  misbehaving \{"peer":"1\.2\.3\.4","password":"\[redacted\]"\}\n$/);
+  assert.match(written[0], /^\d{4}-\d\d-\d\dT[\d:.]+Z WARN {2}misbehaving \{"peer":"1\.2\.3\.4","password":"\[redacted\]"\}\n$/);
   assert.equal(lines(file).length, 1);
 });
 

@@ -88,7 +88,9 @@ test('duplicates, missing inputs, confirmed transactions and coinbase maturity',
     const malleated = new Transaction({ ...tx, inputs: [{ ...tx.inputs[0], witness: [Uint8Array.of(1), ...tx.inputs[0].witness] }] });
     assert.equal(reason(mempool.accept(malleated)), 'txn-same-nonwitness-data-in-mempool');
 
-    const orphan = spend({ outpoint: { txid: new Uint8Array(32).fill(5), vout: 3 }, output: { value: 50_000n, scriptPubKey: ANYONE_SCRIPT } }, [40_000n]);
+    const orphan = spend({ outpoint: { txid: new Uint8Array(32).fill(5), vout: 3 }, output: { value: 50_000n, scriptPubKey: ANYONE_SCRIPT } }, [
+      40_000n,
+    ]);
     const missing = mempool.accept(orphan);
     assert.equal(missing.kind, 'missing-inputs');
     assert.equal(reason(missing), 'bad-txns-inputs-missingorspent');
@@ -213,7 +215,10 @@ test('ancestor and descendant count limits, with the CPFP carve-out', () =>
     assert.equal(r.kind === 'rejected' && r.debug, 'too many unconfirmed ancestors [limit: 25]');
 
     // A parent with 26 outputs: 24 children fill its descendant limit, the carve-out lets one more in.
-    const fan = spend(coin(2), Array.from({ length: 26 }, () => 40_000_000n));
+    const fan = spend(
+      coin(2),
+      Array.from({ length: 26 }, () => 40_000_000n),
+    );
     accepted(mempool.accept(fan));
     for (let i = 0; i < 25; i++) accepted(mempool.accept(spend(utxo(fan, i), [39_990_000n])));
     const over = mempool.accept(spend(utxo(fan, 25), [39_990_000n]));
@@ -226,7 +231,10 @@ test('ancestor size limit', () =>
     ({ mempool, coin }) => {
       const a = spend(coin(1), [COIN_VALUE - 10_000n]);
       accepted(mempool.accept(a));
-      const big = spend(utxo(a, 0), Array.from({ length: 5 }, () => 200_000_000n));
+      const big = spend(
+        utxo(a, 0),
+        Array.from({ length: 5 }, () => 200_000_000n),
+      );
       const r = mempool.accept(big);
       assert.equal(reason(r), 'too-long-mempool-chain');
       assert.equal(r.kind === 'rejected' && r.debug, 'exceeds ancestor size limit [limit: 300]');

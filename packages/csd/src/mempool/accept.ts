@@ -100,7 +100,11 @@ export function validateForMempool(ctx: AcceptContext, tx: Transaction, args: Ac
     if (tx.hasWitness && !isWitnessStandard(tx, spent)) return fail(rejected('witness-mutated', 'bad-witness-nonstandard'));
   }
 
-  const sigOpCost = getTransactionSigOpCost(tx, spent.map((o) => o.scriptPubKey), STANDARD_SCRIPT_VERIFY_FLAGS);
+  const sigOpCost = getTransactionSigOpCost(
+    tx,
+    spent.map((o) => o.scriptPubKey),
+    STANDARD_SCRIPT_VERIFY_FLAGS,
+  );
   const vsize = virtualSize(tx.weight, sigOpCost, policy.bytesPerSigop);
   if (sigOpCost > MAX_STANDARD_TX_SIGOPS_COST) return fail(rejected('not-standard', 'bad-txns-too-many-sigops', String(sigOpCost)));
 

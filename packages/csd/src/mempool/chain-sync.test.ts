@@ -1,6 +1,17 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ANYONE_SCRIPT, COIN_VALUE, accepted, buildTx, mine, spend, utxo, withMempool, type MempoolContext, type Utxo } from '../../test/mempool-harness.ts';
+import {
+  ANYONE_SCRIPT,
+  COIN_VALUE,
+  accepted,
+  buildTx,
+  mine,
+  spend,
+  utxo,
+  withMempool,
+  type MempoolContext,
+  type Utxo,
+} from '../../test/mempool-harness.ts';
 import type { RemovedEvent } from './events.ts';
 
 const VALUE = 10_000_000n;
@@ -45,7 +56,10 @@ test('disconnected blocks return their transactions, under their in-pool childre
     const [f0] = await fund(c, 1);
     const t = spend(f0, [VALUE - 10_000n]);
     accepted(c.mempool.accept(t));
-    await mine(c.chain, c.mempool.selectForBlock().txs.map((s) => s.entry.tx));
+    await mine(
+      c.chain,
+      c.mempool.selectForBlock().txs.map((s) => s.entry.tx),
+    );
     assert.equal(c.mempool.size, 0);
     const block = c.chain.tip;
     const u = spend(utxo(t, 0), [VALUE - 20_000n]);
@@ -86,7 +100,10 @@ test('after a reorg, what is no longer valid for the next block leaves with reas
       [m.txidHex, 'reorg'],
       [n.txidHex, 'reorg'],
     ]);
-    assert.deepEqual([...c.mempool.entries()].map((e) => e.txid), [k.txidHex]);
+    assert.deepEqual(
+      [...c.mempool.entries()].map((e) => e.txid),
+      [k.txidHex],
+    );
   }));
 
 test('chains that outgrow the limits once their parent returns are trimmed', () =>

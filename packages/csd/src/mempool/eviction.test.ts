@@ -1,6 +1,17 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ANYONE_SCRIPT, accepted, buildTx, mine, reason, spend, utxo, withMempool, type MempoolContext, type Utxo } from '../../test/mempool-harness.ts';
+import {
+  ANYONE_SCRIPT,
+  accepted,
+  buildTx,
+  mine,
+  reason,
+  spend,
+  utxo,
+  withMempool,
+  type MempoolContext,
+  type Utxo,
+} from '../../test/mempool-harness.ts';
 import type { RemovedEvent } from './events.ts';
 import { estimateEntryUsage } from './usage.ts';
 
@@ -40,7 +51,10 @@ test('a full pool evicts the lowest descendant score, raises the minimum fee, an
 
       // The 17th: the lone 3/vB transaction goes, not the parent its child pays for.
       accepted(c.mempool.accept(at(coins[15], 40)));
-      assert.deepEqual(removed.map((e) => [e.entry.txid, e.reason]), [[lone.txidHex, 'sizelimit']]);
+      assert.deepEqual(
+        removed.map((e) => [e.entry.txid, e.reason]),
+        [[lone.txidHex, 'sizelimit']],
+      );
       assert.ok(c.mempool.has(parent.txidHex) && c.mempool.has(child.txidHex));
       // Evicted rate (3000) plus the incremental relay fee (1000).
       assert.equal(c.mempool.info().mempoolminfee, 4000n);
@@ -91,11 +105,17 @@ test('expiry removes old transactions with their descendants', () =>
       assert.deepEqual(c.mempool.limitSize(), { expired: 0, evicted: 0 });
       c.now = start + 3601;
       assert.deepEqual(c.mempool.limitSize(), { expired: 2, evicted: 0 });
-      assert.deepEqual(removed.map((e) => [e.entry.txid, e.reason]), [
-        [parent.txidHex, 'expiry'],
-        [child.txidHex, 'expiry'],
-      ]);
-      assert.deepEqual([...c.mempool.entries()].map((e) => e.txid), [other.txidHex]);
+      assert.deepEqual(
+        removed.map((e) => [e.entry.txid, e.reason]),
+        [
+          [parent.txidHex, 'expiry'],
+          [child.txidHex, 'expiry'],
+        ],
+      );
+      assert.deepEqual(
+        [...c.mempool.entries()].map((e) => e.txid),
+        [other.txidHex],
+      );
     },
     { expiryHours: 1 },
   ));

@@ -30,9 +30,7 @@ export const DEFAULT_PACKAGE_LIMITS: PackageLimits = {
  */
 export const EXTRA_DESCENDANT_TX_SIZE_LIMIT = 10_000;
 
-export type AncestorsResult =
-  | { readonly ok: true; readonly ancestors: Set<MempoolEntry> }
-  | { readonly ok: false; readonly error: string };
+export type AncestorsResult = { readonly ok: true; readonly ancestors: Set<MempoolEntry> } | { readonly ok: false; readonly error: string };
 
 /**
  * Core's CalculateMemPoolAncestors for a transaction of `vsize` vbytes not yet in the pool whose

@@ -202,6 +202,7 @@ export class Mempool {
   /** The fee rate a transaction must pay to enter now: the rolling minimum or minrelaytxfee, whichever is higher. */
   minFee(): FeeRate {
     const rolling = this.rollingMinFee();
+    // biome-ignore lint/complexity/useMathMinMax: fee rates are bigints
     return rolling > this.policy.minRelayFee ? rolling : this.policy.minRelayFee;
   }
 
@@ -230,7 +231,11 @@ export class Mempool {
   /** Core's AcceptToMemoryPool (testmempoolaccept with testOnly). */
   accept(tx: Transaction, opts: AcceptOptions = {}): AcceptResult {
     const bypassLimits = opts.bypassLimits ?? false;
-    const validation = validateForMempool(this.acceptContext(), tx, { bypassLimits, maxFeeRate: opts.maxFeeRate ?? null, maxFee: opts.maxFee ?? null });
+    const validation = validateForMempool(this.acceptContext(), tx, {
+      bypassLimits,
+      maxFeeRate: opts.maxFeeRate ?? null,
+      maxFee: opts.maxFee ?? null,
+    });
     if (!validation.ok) return validation.failure;
     const { plan } = validation;
     const replaced = [...plan.replaced];

@@ -47,7 +47,10 @@ test('mempool.dat round trip: transactions, entry times, deltas and unbroadcast 
       }
       assert.equal(restored.get(txids[2])!.modifiedFee, 10_000n + 7000n);
       assert.deepEqual(
-        restored.prioritised().map((p) => [p.txid, p.feeDelta, p.inMempool]).sort(),
+        restored
+          .prioritised()
+          .map((p) => [p.txid, p.feeDelta, p.inMempool])
+          .sort(),
         [
           [txids[2], 7000n, true],
           [UNKNOWN_TXID, 300n, false],

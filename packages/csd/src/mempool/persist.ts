@@ -98,7 +98,12 @@ export const NOTHING_LOADED: LoadReport = { succeeded: 0, failed: 0, expired: 0,
 /** Core's DumpMempool: every transaction, parents first, with entry time and delta. */
 export async function saveMempool(mempool: Mempool, path: string): Promise<void> {
   const entries = [...mempool.entries()].sort((a, b) => a.countWithAncestors - b.countWithAncestors || a.sequence - b.sequence);
-  const deltas = new Map(mempool.prioritised().filter((p) => !p.inMempool).map((p) => [p.txid, p.feeDelta]));
+  const deltas = new Map(
+    mempool
+      .prioritised()
+      .filter((p) => !p.inMempool)
+      .map((p) => [p.txid, p.feeDelta]),
+  );
   const snapshot: MempoolSnapshot = {
     txs: entries.map((e) => ({ tx: e.tx, time: e.time, feeDelta: e.feeDelta })),
     deltas,

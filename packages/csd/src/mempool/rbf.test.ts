@@ -1,6 +1,18 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ANYONE_SCRIPT, COIN_VALUE, accepted, buildTx, mine, reason, spend, utxo, withMempool, type MempoolContext, type Utxo } from '../../test/mempool-harness.ts';
+import {
+  ANYONE_SCRIPT,
+  COIN_VALUE,
+  accepted,
+  buildTx,
+  mine,
+  reason,
+  spend,
+  utxo,
+  withMempool,
+  type MempoolContext,
+  type Utxo,
+} from '../../test/mempool-harness.ts';
 import type { RemovedEvent } from './events.ts';
 
 const VALUE = 10_000_000n;
@@ -13,7 +25,7 @@ async function fund(c: MempoolContext, n: number, height = 1): Promise<Utxo[]> {
   return tx.outputs.map((_, i) => utxo(tx, i));
 }
 
-test('a replacement evicts its conflict and the conflict\'s descendants (full RBF: no signal needed)', () =>
+test("a replacement evicts its conflict and the conflict's descendants (full RBF: no signal needed)", () =>
   withMempool(async (c) => {
     const [f] = await fund(c, 1);
     const p = spend(f, [VALUE - 10_000n], { sequence: FINAL });
@@ -27,10 +39,13 @@ test('a replacement evicts its conflict and the conflict\'s descendants (full RB
     const result = c.mempool.accept(r);
     accepted(result);
     assert.deepEqual(result.kind === 'accepted' && result.replaced.map((e) => e.txid).sort(), [p.txidHex, child.txidHex].sort());
-    assert.deepEqual(removed.map((e) => [e.entry.txid, e.reason, e.replacedBy?.txidHex]), [
-      [p.txidHex, 'replaced', r.txidHex],
-      [child.txidHex, 'replaced', r.txidHex],
-    ]);
+    assert.deepEqual(
+      removed.map((e) => [e.entry.txid, e.reason, e.replacedBy?.txidHex]),
+      [
+        [p.txidHex, 'replaced', r.txidHex],
+        [child.txidHex, 'replaced', r.txidHex],
+      ],
+    );
     assert.deepEqual([c.mempool.size, c.mempool.has(r.txidHex)], [1, true]);
   }));
 
@@ -59,7 +74,10 @@ test('insufficient fee: no higher fee rate, fewer fees than evicted, or too litt
     const stingy = spend(f, [VALUE - 10_050n]);
     const r = c.mempool.accept(stingy);
     assert.equal(reason(r), 'insufficient fee');
-    assert.equal(r.kind === 'rejected' && r.debug, `rejecting replacement ${stingy.txidHex}, not enough additional fees to relay; 50 < ${stingy.vsize}`);
+    assert.equal(
+      r.kind === 'rejected' && r.debug,
+      `rejecting replacement ${stingy.txidHex}, not enough additional fees to relay; 50 < ${stingy.vsize}`,
+    );
     assert.equal(r.kind === 'rejected' && r.category, 'reconsiderable');
 
     // A child paying 100,000 makes the package worth more than a replacement of a higher rate.
@@ -88,7 +106,10 @@ test('too many potential replacements: more than 100 transactions evicted', () =
   withMempool(async (c) => {
     const funds = await fund(c, 5);
     for (const f of funds) {
-      const parent = spend(f, Array.from({ length: 21 }, () => VALUE / 25n));
+      const parent = spend(
+        f,
+        Array.from({ length: 21 }, () => VALUE / 25n),
+      );
       accepted(c.mempool.accept(parent));
       for (let i = 0; i < 20; i++) accepted(c.mempool.accept(spend(utxo(parent, i), [VALUE / 25n - 1000n])));
     }

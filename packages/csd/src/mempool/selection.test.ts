@@ -1,7 +1,18 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Transaction } from '@cs/consensus';
-import { ANYONE_SCRIPT, COIN_VALUE, accepted, buildTx, mine, spend, utxo, withMempool, type MempoolContext, type Utxo } from '../../test/mempool-harness.ts';
+import {
+  ANYONE_SCRIPT,
+  COIN_VALUE,
+  accepted,
+  buildTx,
+  mine,
+  spend,
+  utxo,
+  withMempool,
+  type MempoolContext,
+  type Utxo,
+} from '../../test/mempool-harness.ts';
 import { COINBASE_RESERVED_SIGOPS, COINBASE_RESERVED_WEIGHT } from './selection.ts';
 
 const VALUE = 10_000_000n;
@@ -36,15 +47,27 @@ test('a child pays for its parent: the package outranks a better-paying single t
     const { parent, child, medium, low } = await scenario(c);
     const sel = c.mempool.selectForBlock();
     assert.deepEqual(txids(sel), [parent.txidHex, child.txidHex, medium.txidHex, low.txidHex]);
-    assert.deepEqual(sel.txs.map((s) => s.depends), [[], [1], [], []]);
+    assert.deepEqual(
+      sel.txs.map((s) => s.depends),
+      [[], [1], [], []],
+    );
     const fees = [parent, child, medium, low].map((t) => c.mempool.get(t.txidHex)!.fee);
-    assert.deepEqual(sel.txs.map((s) => s.fee), fees);
-    assert.equal(sel.totalFees, fees.reduce((a, b) => a + b, 0n));
+    assert.deepEqual(
+      sel.txs.map((s) => s.fee),
+      fees,
+    );
+    assert.equal(
+      sel.totalFees,
+      fees.reduce((a, b) => a + b, 0n),
+    );
     assert.equal(sel.weight, COINBASE_RESERVED_WEIGHT + [parent, child, medium, low].reduce((s, t) => s + t.weight, 0));
     assert.equal(sel.sigOpCost, COINBASE_RESERVED_SIGOPS);
 
     // The template is a valid block, and mining it empties the pool.
-    await mine(c.chain, sel.txs.map((s) => s.entry.tx));
+    await mine(
+      c.chain,
+      sel.txs.map((s) => s.entry.tx),
+    );
     assert.equal(c.mempool.size, 0);
   }));
 

@@ -26,11 +26,5 @@ const PER_SERIALIZED_BYTE = 2;
 export function estimateEntryUsage(tx: Transaction): number {
   let witnessItems = 0;
   for (const input of tx.inputs) witnessItems += input.witness.length;
-  return (
-    PER_ENTRY +
-    PER_INPUT * tx.inputs.length +
-    PER_WITNESS_ITEM * witnessItems +
-    PER_OUTPUT * tx.outputs.length +
-    PER_SERIALIZED_BYTE * tx.size
-  );
+  return PER_ENTRY + PER_INPUT * tx.inputs.length + PER_WITNESS_ITEM * witnessItems + PER_OUTPUT * tx.outputs.length + PER_SERIALIZED_BYTE * tx.size;
 }

@@ -3,14 +3,7 @@
  * BlockAssembler::CreateNewBlock without the coinbase, which every consumer builds for its own
  * payout), and the template cache getblocktemplate serves pools from.
  */
-import {
-  blockSubsidy,
-  merkleRoot,
-  witnessCommitment,
-  witnessCommitmentScript,
-  type Block,
-  type Transaction,
-} from '@cs/consensus';
+import { blockSubsidy, merkleRoot, witnessCommitment, witnessCommitmentScript, type Block, type Transaction } from '@cs/consensus';
 import type { BlockIndexEntry } from '../chain/block-index.ts';
 import type { Chain } from '../chain/chainstate.ts';
 import type { Mempool } from '../mempool/mempool.ts';

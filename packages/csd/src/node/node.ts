@@ -65,7 +65,12 @@ export class Node {
    * up, what was started is stopped again (cookie removed, nothing half-loaded saved) and the
    * promise rejects, with StartupInterrupted in the first case.
    */
-  static async start(config: NodeConfig, log: Logger, requestShutdown: () => void, interrupt: AbortSignal = new AbortController().signal): Promise<Node> {
+  static async start(
+    config: NodeConfig,
+    log: Logger,
+    requestShutdown: () => void,
+    interrupt: AbortSignal = new AbortController().signal,
+  ): Promise<Node> {
     const o = config.options;
     const startedAt = Date.now();
     const clock = new NodeClock(o.mocktime);

@@ -68,7 +68,10 @@ test('IsStandardTx: version, size, scriptSig and output rules with their reasons
   // 100,001 vbytes of outputs: over 400,000 weight.
   const big = Array.from({ length: 2_400 }, () => pay(p2wshScript(new Uint8Array(32))));
   assert.equal(violation(tx(big)), 'tx-size');
-  assert.equal(violation(tx([pay(P2WPKH)], { inputs: [input({ scriptSig: new ScriptBuilder().push(new Uint8Array(1651)).build() })] })), 'scriptsig-size');
+  assert.equal(
+    violation(tx([pay(P2WPKH)], { inputs: [input({ scriptSig: new ScriptBuilder().push(new Uint8Array(1651)).build() })] })),
+    'scriptsig-size',
+  );
   assert.equal(violation(tx([pay(P2WPKH)], { inputs: [input({ scriptSig: Uint8Array.of(Op.OP_1, Op.OP_DROP) })] })), 'scriptsig-not-pushonly');
   assert.equal(violation(tx([pay(Uint8Array.of(Op.OP_1))])), 'scriptpubkey');
   // Future witness versions may be paid to; only spending them is non-standard.
@@ -98,7 +101,10 @@ test('AreInputsStandard: spendable types only, P2SH redeem scripts within 15 sig
   assert.equal(areInputsStandard(t, [pay(witnessProgramScript(1, new Uint8Array(32)))]), false);
 
   const redeem = (sigops: number) => new Uint8Array([...Array<number>(sigops).fill(Op.OP_CHECKSIG), Op.OP_1]);
-  for (const [sigops, ok] of [[15, true], [16, false]] as const) {
+  for (const [sigops, ok] of [
+    [15, true],
+    [16, false],
+  ] as const) {
     const script = redeem(sigops);
     const spendP2sh = tx([pay(P2WPKH)], { inputs: [input({ scriptSig: new ScriptBuilder().push(script).build() })] });
     assert.equal(areInputsStandard(spendP2sh, [pay(p2shScript(hash160(script)))]), ok, `${sigops} sigops`);
@@ -108,7 +114,8 @@ test('AreInputsStandard: spendable types only, P2SH redeem scripts within 15 sig
 test('IsWitnessStandard: witness only for witness programs, P2WSH size limits', () => {
   const witnessScript = Uint8Array.of(Op.OP_1);
   const p2wsh = pay(p2wshScript(sha256(witnessScript)));
-  const spendWith = (witness: Uint8Array[], scriptSig: Uint8Array = new Uint8Array(0)) => tx([pay(P2WPKH)], { inputs: [input({ witness, scriptSig })] });
+  const spendWith = (witness: Uint8Array[], scriptSig: Uint8Array = new Uint8Array(0)) =>
+    tx([pay(P2WPKH)], { inputs: [input({ witness, scriptSig })] });
 
   assert.equal(isWitnessStandard(spendWith([witnessScript]), [p2wsh]), true);
   assert.equal(isWitnessStandard(spendWith([new Uint8Array(80), witnessScript]), [p2wsh]), true);

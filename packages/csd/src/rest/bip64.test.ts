@@ -14,10 +14,20 @@ test('BIP64 answer: height, tip, bitmap (bit i of byte i/8), then the unspent ou
   const expected =
     '02010000' + // chainHeight, i32le
     'aa'.repeat(32) + // chaintipHash, internal order
-    '02' + '01' + '01' + // bitmap: length 2, outpoint 0 in byte 0, outpoint 8 in byte 1
+    '02' +
+    '01' +
+    '01' + // bitmap: length 2, outpoint 0 in byte 0, outpoint 8 in byte 1
     '02' + // two utxos
-    '00000000' + '07000000' + '50c3000000000000' + '01' + '51' + // nTxVerDummy, height, value, script
-    '00000000' + 'ffffff7f' + '50c3000000000000' + '01' + '51';
+    '00000000' +
+    '07000000' +
+    '50c3000000000000' +
+    '01' +
+    '51' + // nTxVerDummy, height, value, script
+    '00000000' +
+    'ffffff7f' +
+    '50c3000000000000' +
+    '01' +
+    '51';
   assert.equal(toHex(bytes), expected);
   assert.deepEqual(getUtxosToJson({ tip, coins }, REGTEST), {
     chainHeight: 0x0102,

@@ -22,7 +22,10 @@ export function writeReply(res: ServerResponse, format: RestFormat, reply: RestR
   else if ('text' in reply) body = `${reply.text}\n`;
   else if (format === 'hex') body = `${Buffer.from(reply.bytes.buffer, reply.bytes.byteOffset, reply.bytes.byteLength).toString('hex')}\n`;
   else body = reply.bytes;
-  res.writeHead(200, { 'Content-Type': CONTENT_TYPES[format], 'Content-Length': typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength });
+  res.writeHead(200, {
+    'Content-Type': CONTENT_TYPES[format],
+    'Content-Length': typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength,
+  });
   res.end(body);
 }
 

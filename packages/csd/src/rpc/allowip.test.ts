@@ -37,6 +37,10 @@ test('IPv4-embedded IPv6 text is parsed; an IPv4-mapped entry compares as IPv4',
 
 test('invalid entries are refused with the entry named', () => {
   for (const entry of ['', 'localhost', '1.2.3', '1.2.3.4/33', '::1/129', '1.2.3.4/255.0.255.0', '1.2.3.4/x', '::1/255.0.0.0', '10.0.0.0/-1']) {
-    assert.throws(() => new AllowList([entry]), new RegExp(`Invalid rpcallowip subnet specification: ${entry.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}$`), entry);
+    assert.throws(
+      () => new AllowList([entry]),
+      new RegExp(`Invalid rpcallowip subnet specification: ${entry.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}$`),
+      entry,
+    );
   }
 });

@@ -30,7 +30,7 @@ test('amounts in coins become base units, from numbers or numeric strings', () =
   for (const [value, units] of cases) assert.equal(amountFromValue(value), units, JSON.stringify(value));
 });
 
-test('malformed, too precise, negative or too large amounts are -3 with Core\'s messages', () => {
+test("malformed, too precise, negative or too large amounts are -3 with Core's messages", () => {
   rejects(null, 'Amount is not a number or string');
   rejects(undefined, 'Amount is not a number or string');
   rejects(true, 'Amount is not a number or string');

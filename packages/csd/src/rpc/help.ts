@@ -91,7 +91,8 @@ export function helpIndex(methods: readonly (RpcMethodHelp & { readonly category
 }
 
 function describeParam(spec: ParamSpec): string {
-  const presence = spec.default !== undefined ? `optional, default=${JSON.stringify(spec.default)}` : isOptional(spec) || spec.placeholder ? 'optional' : 'required';
+  const presence =
+    spec.default !== undefined ? `optional, default=${JSON.stringify(spec.default)}` : isOptional(spec) || spec.placeholder ? 'optional' : 'required';
   return `(${TYPE_WORDS[spec.type]}, ${presence}) ${spec.description.trim()}`;
 }
 

@@ -5,7 +5,10 @@ import { RateLimiter } from './rate-limit.ts';
 test('a client gets `limit` requests per fixed window, then a fresh budget when it ends', () => {
   let now = 5_000;
   const limiter = new RateLimiter({ limit: 3, windowMs: 60_000, now: () => now });
-  assert.deepEqual([1, 2, 3, 4].map(() => limiter.tryTake('a')), [true, true, true, false]);
+  assert.deepEqual(
+    [1, 2, 3, 4].map(() => limiter.tryTake('a')),
+    [true, true, true, false],
+  );
   assert.equal(limiter.tryTake('b'), true, 'budgets are per client');
   now += 59_000;
   assert.equal(limiter.tryTake('a'), false);

@@ -7,9 +7,7 @@ import type { ParamSpec } from './params.ts';
 
 const ctx = { uri: '/', peer: '127.0.0.1' };
 
-function method<const P extends readonly ParamSpec[]>(
-  overrides: Partial<RpcMethodDefinition<P>> & { readonly params: P },
-): RpcMethodDefinition<P> {
+function method<const P extends readonly ParamSpec[]>(overrides: Partial<RpcMethodDefinition<P>> & { readonly params: P }): RpcMethodDefinition<P> {
   return {
     name: 'm',
     category: 'Util',
@@ -43,11 +41,23 @@ test('handlers get validated arguments by position, defaults filled in', async (
         { name: 'verbose', type: 'boolean', optional: true, description: 'v' },
         { name: 'extra', type: 'any', optional: true, description: 'x' },
       ],
-      handler: async ([height, data, fee, verbose, extra]) => ({ height, data, fee: String(fee), verbose: verbose ?? 'unset', extra: extra ?? 'unset' }),
+      handler: async ([height, data, fee, verbose, extra]) => ({
+        height,
+        data,
+        fee: String(fee),
+        verbose: verbose ?? 'unset',
+        extra: extra ?? 'unset',
+      }),
     }),
   );
   assert.deepEqual(await registry.call('take', [7, 'aBcd'], ctx), { height: 7, data: 'aBcd', fee: '10000', verbose: 'unset', extra: 'unset' });
-  assert.deepEqual(await registry.call('take', [7, '00', null, false, [1]], ctx), { height: 7, data: '00', fee: '10000', verbose: false, extra: [1] });
+  assert.deepEqual(await registry.call('take', [7, '00', null, false, [1]], ctx), {
+    height: 7,
+    data: '00',
+    fee: '10000',
+    verbose: false,
+    extra: [1],
+  });
   assert.deepEqual(await registry.call('take', { data: 'ff', height: 1, verbose: true }, ctx), {
     height: 1,
     data: 'ff',
@@ -57,7 +67,7 @@ test('handlers get validated arguments by position, defaults filled in', async (
   });
 });
 
-test('argument errors carry Core\'s codes', async () => {
+test("argument errors carry Core's codes", async () => {
   const registry = new RpcRegistry();
   registry.register(
     method({
@@ -139,7 +149,10 @@ test('registration refuses incomplete help and malformed specs', () => {
           }),
         ),
     ],
-    ['default of the wrong type', () => registry.register(method({ name: 'h', params: [{ name: 'x', type: 'number', default: 'one', description: 'x' }] }))],
+    [
+      'default of the wrong type',
+      () => registry.register(method({ name: 'h', params: [{ name: 'x', type: 'number', default: 'one', description: 'x' }] })),
+    ],
     ['invalid default', () => registry.register(method({ name: 'i', params: [{ name: 'x', type: 'amount', default: -1, description: 'x' }] }))],
   ];
   for (const [what, register] of bad) assert.throws(register, Error, what);
@@ -161,6 +174,9 @@ test('getrpcinfo data: calls in progress are listed while they run', async () =>
     }),
   );
   await registry.call('look', [], ctx);
-  assert.deepEqual((inside as { method: string }[]).map((c) => c.method), ['look']);
+  assert.deepEqual(
+    (inside as { method: string }[]).map((c) => c.method),
+    ['look'],
+  );
   assert.deepEqual(registry.activeCommands(), []);
 });

@@ -12,17 +12,7 @@ import { compileParams, resolveArgs, type ArgValue, type ArgsOf, type CompiledPa
 import { Warmup } from './warmup.ts';
 
 /** The `== Category ==` headings of `help`, as Core names them (plus Opoi, our own). */
-export type RpcCategory =
-  | 'Blockchain'
-  | 'Control'
-  | 'Generating'
-  | 'Mining'
-  | 'Network'
-  | 'Opoi'
-  | 'Rawtransactions'
-  | 'Util'
-  | 'Wallet'
-  | 'Zmq';
+export type RpcCategory = 'Blockchain' | 'Control' | 'Generating' | 'Mining' | 'Network' | 'Opoi' | 'Rawtransactions' | 'Util' | 'Wallet' | 'Zmq';
 
 /** What a handler learns about the HTTP request that carried its call. */
 export interface RpcCallContext {

@@ -442,7 +442,7 @@ test('named parameters map onto positions; unknown or doubled names are -8', asy
   });
 });
 
-test('a wrong JSON type is -3 with Core\'s wording', async (t) => {
+test("a wrong JSON type is -3 with Core's wording", async (t) => {
   const { rpc } = await start(t);
   const res = await rpc({ id: 1, method: 'add', params: ['1', true] });
   assert.equal(res.status, 500);
@@ -458,7 +458,7 @@ test('a wrong JSON type is -3 with Core\'s wording', async (t) => {
   });
 });
 
-test('amount arguments: coins to base units, Core\'s -3 errors for bad amounts', async (t) => {
+test("amount arguments: coins to base units, Core's -3 errors for bad amounts", async (t) => {
   const { rpc } = await start(t);
   const result = (params: unknown[]) => rpc({ id: 1, method: 'send', params }).then((r) => json(r) as { result: unknown; error: unknown });
   assert.equal((await result(['addr', 0.1])).result, 'addr:10000000');
@@ -468,7 +468,7 @@ test('amount arguments: coins to base units, Core\'s -3 errors for bad amounts',
   assert.deepEqual((await result(['addr', true])).error, { code: -3, message: 'Amount is not a number or string' });
 });
 
-test('the wrong number of arguments is -1 with the method\'s help as message', async (t) => {
+test("the wrong number of arguments is -1 with the method's help as message", async (t) => {
   const { rpc, registry } = await start(t);
   for (const params of [[], [1, 2, 3]]) {
     const res = await rpc({ id: 1, method: 'add', params });
@@ -545,7 +545,7 @@ test('GET routes added by other modules are served without auth, behind rpcallow
 });
 
 test('/metrics exposes request counts, latency, statuses, rate-limit and auth failures', async (t) => {
-  let clock = 0;
+  const clock = 0;
   const { port, rpc } = await start(t, { rateLimit: 3, now: () => clock });
   await rpc({ id: 1, method: 'add', params: [1] });
   await rpc({ id: 2, method: 'nosuchmethod' });

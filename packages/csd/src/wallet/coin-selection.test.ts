@@ -19,9 +19,15 @@ function seeded(seed = 1): () => number {
 
 test('branch and bound finds a changeless set within the cost of change, or none', () => {
   const pool = [1n, 2n, 3n, 4n, 5n].map((n) => candidate(n * 1000n));
-  assert.equal(amounts(branchAndBound(pool, 10_000n, 0n))!.reduce((a, b) => a + b), 10_000n);
+  assert.equal(
+    amounts(branchAndBound(pool, 10_000n, 0n))!.reduce((a, b) => a + b),
+    10_000n,
+  );
   // Without fees every exact set wastes nothing; as Core, the last one found wins the tie.
-  assert.equal(amounts(branchAndBound(pool, 5_000n, 0n))!.reduce((a, b) => a + b), 5000n);
+  assert.equal(
+    amounts(branchAndBound(pool, 5_000n, 0n))!.reduce((a, b) => a + b),
+    5000n,
+  );
   assert.equal(branchAndBound(pool, 15_001n, 0n), null);
   assert.equal(branchAndBound([candidate(4000n), candidate(4000n)], 5000n, 100n), null);
   // Within [target, target + cost of change]: 4000 for 3950, one input wasting less than 1000 + 3000.

@@ -103,7 +103,10 @@ export function branchAndBound<T>(pool: readonly Candidate<T>[], target: bigint,
  * target + changeTarget), unless the smallest larger coin is better.
  */
 export function knapsack<T>(pool: readonly Candidate<T>[], target: bigint, changeTarget: bigint, random: () => number): Candidate<T>[] | null {
-  const shuffled = shuffle(pool.filter((c) => c.amount > 0n), random);
+  const shuffled = shuffle(
+    pool.filter((c) => c.amount > 0n),
+    random,
+  );
   const applicable: Candidate<T>[] = [];
   let lowestLarger: Candidate<T> | null = null;
   let totalLower = 0n;

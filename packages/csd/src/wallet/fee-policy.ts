@@ -55,7 +55,10 @@ export function chooseFeeRate(req: FeeRequest, c: FeeContext): FeeChoice {
   if (req.explicit !== undefined) {
     // Core never raises a rate the caller chose; it refuses one below the floor instead.
     if (req.explicit < required) {
-      throw new WalletError('create-failed', `Fee rate (${formatFeeRate(req.explicit)}) is lower than the minimum fee rate setting (${formatFeeRate(required)})`);
+      throw new WalletError(
+        'create-failed',
+        `Fee rate (${formatFeeRate(req.explicit)}) is lower than the minimum fee rate setting (${formatFeeRate(required)})`,
+      );
     }
     return { rate: req.explicit, reason: 'PayTxFee set' };
   }

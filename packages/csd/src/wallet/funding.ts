@@ -75,13 +75,17 @@ export function fundTransaction(req: FundingRequest): FundedTransaction {
   if (recipients.some((r) => r.amount < 0n)) fail('Transaction amounts must not be negative');
   const subtracting = recipients.filter((r) => r.subtractFee).length;
   for (const r of recipients) {
-    if (!r.subtractFee && r.amount < dustThreshold({ value: r.amount, scriptPubKey: r.script }, req.dustRelayFee)) fail('Transaction amount too small');
+    if (!r.subtractFee && r.amount < dustThreshold({ value: r.amount, scriptPubKey: r.script }, req.dustRelayFee))
+      fail('Transaction amount too small');
   }
   const paid = recipients.reduce((sum, r) => sum + r.amount, 0n);
 
   // Everything but the inputs: version, locktime, counts, outputs, and the segwit marker.
   const nOut = recipients.length + 1;
-  const notInputWeight = 4 * (4 + 4 + compactSizeLength(req.preset.length + 1) + compactSizeLength(nOut)) + 4 * recipients.reduce((n, r) => n + outputSize(r.script), 0) + 2;
+  const notInputWeight =
+    4 * (4 + 4 + compactSizeLength(req.preset.length + 1) + compactSizeLength(nOut)) +
+    4 * recipients.reduce((n, r) => n + outputSize(r.script), 0) +
+    2;
   const changeFee = feeForSize(feeRate, outputSize(req.changeScript));
   const changeSpendFee = feeForSize(req.discardRate, vbytes(req.changeSpendWeight));
   const changeDust = dustThreshold({ value: 0n, scriptPubKey: req.changeScript }, req.dustRelayFee);
@@ -107,7 +111,10 @@ export function fundTransaction(req: FundingRequest): FundedTransaction {
 
   const selectedAmount = presetAmount + selection.candidates.reduce((sum, c) => sum + c.amount, 0n);
   let change = changeOf(selectedAmount, params);
-  const added = shuffle(selection.candidates.map((c) => c.coin), req.random);
+  const added = shuffle(
+    selection.candidates.map((c) => c.coin),
+    req.random,
+  );
   const coins = [...req.preset.map((p) => p.coin), ...added];
   const inputs: TxIn[] = [
     ...req.preset.map((p) => p.input),
@@ -122,7 +129,10 @@ export function fundTransaction(req: FundingRequest): FundedTransaction {
     if (withChange > 0n) outputs.splice(position, 0, { value: withChange, scriptPubKey: req.changeScript });
     return new Transaction({ version: req.version, inputs, outputs, locktime: req.locktime });
   };
-  const weight = dummySign(build(change), coins.map((c) => c.plan)).weight;
+  const weight = dummySign(
+    build(change),
+    coins.map((c) => c.plan),
+  ).weight;
   const feeNeeded = feeForSize(feeRate, vbytes(weight));
   const currentFee = inputValue - paid - change;
   if (subtracting === 0) {
@@ -144,7 +154,11 @@ export function fundTransaction(req: FundingRequest): FundedTransaction {
       amounts[i] -= share + (first ? toReduce % BigInt(subtracting) : 0n);
       first = false;
       if (amounts[i] < dustThreshold({ value: amounts[i], scriptPubKey: r.script }, req.dustRelayFee)) {
-        fail(share > r.amount ? 'The transaction amount is too small to pay the fee' : 'The transaction amount is too small to send after the fee has been deducted');
+        fail(
+          share > r.amount
+            ? 'The transaction amount is too small to pay the fee'
+            : 'The transaction amount is too small to send after the fee has been deducted',
+        );
       }
     });
   }

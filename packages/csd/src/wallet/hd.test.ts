@@ -16,7 +16,7 @@ function base58check(payload: Uint8Array): string {
   }
   for (const b of bytes) {
     if (b !== 0) break;
-    out = '1' + out;
+    out = `1${out}`;
   }
   return out;
 }

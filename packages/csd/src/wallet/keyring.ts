@@ -13,7 +13,15 @@ import { hash160, p2pkhScript, p2wpkhScript, toHex } from '@cs/consensus';
 import { open, seal } from './crypter.ts';
 import { lockedError } from './errors.ts';
 import { ExtendedKey, HARDENED } from './hd.ts';
-import { ADDRESS_TYPES, type AccountRecord, type AddressType, type ImportedKeyRecord, type KeyChain, type Secret, type SeedRecord } from './records.ts';
+import {
+  ADDRESS_TYPES,
+  type AccountRecord,
+  type AddressType,
+  type ImportedKeyRecord,
+  type KeyChain,
+  type Secret,
+  type SeedRecord,
+} from './records.ts';
 import { counterKey, type StoredWallet, type WalletWriter } from './store.ts';
 
 /** Core's -keypool default: how far past the last used index each chain is watched. */
@@ -171,7 +179,9 @@ export class Keyring {
   /** Adds an imported key (sealed under `masterKey` when the wallet is encrypted). */
   importKey(privateKey: Uint8Array, publicKey: Uint8Array, birth: number, masterKey: Uint8Array | null, w: WalletWriter): void {
     if (this.encrypted && !masterKey) throw lockedError();
-    const secret: Secret = masterKey ? { kind: 'sealed', box: seal(masterKey, privateKey, publicKey) } : { kind: 'plain', bytes: new Uint8Array(privateKey) };
+    const secret: Secret = masterKey
+      ? { kind: 'sealed', box: seal(masterKey, privateKey, publicKey) }
+      : { kind: 'plain', bytes: new Uint8Array(privateKey) };
     const record: ImportedKeyRecord = { secret, birth };
     w.putKey(publicKey, record);
     this.addImportedInMemory(publicKey, record);

@@ -120,7 +120,12 @@ function fund(
  * sendtoaddress / sendmany: funds, signs, stores and submits. Needs the wallet unlocked. A
  * mempool refusal is returned (and the transaction forgotten again) for the caller to report.
  */
-export function send(wallet: Wallet, recipients: readonly FundingRecipient[], opts: SpendOptions, comment: { comment: string; commentTo: string }): SendOutcome {
+export function send(
+  wallet: Wallet,
+  recipients: readonly FundingRecipient[],
+  opts: SpendOptions,
+  comment: { comment: string; commentTo: string },
+): SendOutcome {
   const masterKey = wallet.encryption.requireKey();
   const keys = walletKeySource(wallet.keyring, masterKey);
   const random = opts.random ?? Math.random;
@@ -130,7 +135,11 @@ export function send(wallet: Wallet, recipients: readonly FundingRecipient[], op
     preset: [],
     addInputs: true,
   });
-  const { tx, errors } = signTransaction(funded.tx, funded.coins.map((c) => c.output), keys);
+  const { tx, errors } = signTransaction(
+    funded.tx,
+    funded.coins.map((c) => c.output),
+    keys,
+  );
   if (errors.length > 0) throw new WalletError('create-failed', 'Signing transaction failed');
   const submitted = wallet.commit(tx, change, comment);
   return submitted.ok ? { kind: 'sent', txid: tx.txidHex, fee } : { kind: 'rejected', failure: submitted.failure };
@@ -147,7 +156,12 @@ export interface FundRawResult {
  * outputs in order (less the fee for those that subtract it). Inputs already in `tx` must be the
  * wallet's coins. The change address used is kept as used; the result is unsigned.
  */
-export function fundRaw(wallet: Wallet, tx: Transaction, subtractFrom: ReadonlySet<number>, opts: SpendOptions & { addInputs: boolean; lockUnspents: boolean }): FundRawResult {
+export function fundRaw(
+  wallet: Wallet,
+  tx: Transaction,
+  subtractFrom: ReadonlySet<number>,
+  opts: SpendOptions & { addInputs: boolean; lockUnspents: boolean },
+): FundRawResult {
   const keys = walletKeySource(wallet.keyring, null);
   const preset = tx.inputs.map((input) => {
     const wtx = wallet.ledger.get(hashToHex(input.prevout.txid));

@@ -96,7 +96,8 @@ function solution(plan: InputPlan, sig: Uint8Array): { scriptSig: Uint8Array; wi
 /** Serialized bytes an input of this plan adds with a maximum-size signature: scriptSig and witness apart. */
 function plannedInputSize(plan: InputPlan): { readonly scriptSig: number; readonly witness: number } {
   const { scriptSig, witness } = solution(plan, DUMMY_SIGNATURE);
-  const witnessBytes = witness.length === 0 ? 0 : compactSizeLength(witness.length) + witness.reduce((n, w) => n + compactSizeLength(w.length) + w.length, 0);
+  const witnessBytes =
+    witness.length === 0 ? 0 : compactSizeLength(witness.length) + witness.reduce((n, w) => n + compactSizeLength(w.length) + w.length, 0);
   return { scriptSig: scriptSig.length, witness: witnessBytes };
 }
 
@@ -119,7 +120,15 @@ function scriptCode(plan: InputPlan, spent: TxOut): Uint8Array {
   return plan.kind === 'p2wpkh' || plan.kind === 'p2sh-p2wpkh' ? p2pkhScript(hash160(plan.publicKey)) : spent.scriptPubKey;
 }
 
-function signInput(tx: Transaction, index: number, spent: TxOut, plan: InputPlan, privateKey: Uint8Array, hashType: number, txdata: PrecomputedTxData): TxIn {
+function signInput(
+  tx: Transaction,
+  index: number,
+  spent: TxOut,
+  plan: InputPlan,
+  privateKey: Uint8Array,
+  hashType: number,
+  txdata: PrecomputedTxData,
+): TxIn {
   const code = scriptCode(plan, spent);
   const witnessV0 = plan.kind === 'p2wpkh' || plan.kind === 'p2sh-p2wpkh';
   const sighash = witnessV0 ? witnessV0SignatureHash(code, tx, index, hashType, spent.value, txdata) : legacySignatureHash(code, tx, index, hashType);
@@ -191,7 +200,10 @@ export function parseSighashType(name: string): number | null {
 }
 
 /** A KeySource over explicit private keys (signrawtransactionwithkey), with their P2SH-P2WPKH redeem scripts. */
-export function keySourceFromKeys(keys: readonly { privateKey: Uint8Array; publicKey: Uint8Array }[], extraRedeemScripts: readonly Uint8Array[] = []): KeySource {
+export function keySourceFromKeys(
+  keys: readonly { privateKey: Uint8Array; publicKey: Uint8Array }[],
+  extraRedeemScripts: readonly Uint8Array[] = [],
+): KeySource {
   const byHash = new Map<string, { privateKey: Uint8Array; publicKey: Uint8Array }>();
   const redeem = new Map<string, Uint8Array>();
   for (const k of keys) {

@@ -246,7 +246,8 @@ export class Wallet {
       .sort((a, b) => a.orderPos - b.orderPos);
     for (const wtx of pending) {
       const result = this.mempool.accept(wtx.tx);
-      if (result.kind !== 'accepted') this.log.debug({ txid: wtx.txid, reason: result.kind === 'valid' ? 'valid' : result.reason }, 'wallet transaction not resubmitted');
+      if (result.kind !== 'accepted')
+        this.log.debug({ txid: wtx.txid, reason: result.kind === 'valid' ? 'valid' : result.reason }, 'wallet transaction not resubmitted');
     }
   }
 

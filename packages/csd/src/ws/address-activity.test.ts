@@ -17,14 +17,27 @@ const coin = (scriptPubKey: Uint8Array, value: bigint): Coin => ({ value, script
 function tx(outputs: [Uint8Array, bigint][], inputs = 1): Transaction {
   return new Transaction({
     version: 2,
-    inputs: Array.from({ length: inputs }, (_, vout) => ({ prevout: { txid: new Uint8Array(32).fill(9), vout }, scriptSig: new Uint8Array(0), sequence: 0, witness: [] })),
+    inputs: Array.from({ length: inputs }, (_, vout) => ({
+      prevout: { txid: new Uint8Array(32).fill(9), vout },
+      scriptSig: new Uint8Array(0),
+      sequence: 0,
+      witness: [],
+    })),
     outputs: outputs.map(([scriptPubKey, value]) => ({ scriptPubKey, value })),
     locktime: 0,
   });
 }
 
 test('outputs paying a watched address are received, its coins spent by inputs are sent', () => {
-  const t = tx([[A, 5n], [C, 7n], [A, 1n], [B, 2n]], 3);
+  const t = tx(
+    [
+      [A, 5n],
+      [C, 7n],
+      [A, 1n],
+      [B, 2n],
+    ],
+    3,
+  );
   const activity = addressActivity(t, [coin(B, 10n), coin(C, 3n), coin(B, 4n)], watched);
   assert.deepEqual(activity, [
     { script: toHex(A), address: 'A', received: 6n, sent: 0n },

@@ -72,8 +72,28 @@ test('blocks, mempool changes and address activity are pushed, reorgs and replac
           weight: block.weight,
           disconnected: false,
         },
-        { type: 'address-tx', address: KEY, txid: block.txs[0].txidHex, status: 'confirmed', confirmed: true, received: 12.5, sent: 0, blockhash: tip.hashHex, height: tip.height },
-        { type: 'address-tx', address: KEY, txid: tx.txidHex, status: 'confirmed', confirmed: true, received: 0, sent: 12.5, blockhash: tip.hashHex, height: tip.height },
+        {
+          type: 'address-tx',
+          address: KEY,
+          txid: block.txs[0].txidHex,
+          status: 'confirmed',
+          confirmed: true,
+          received: 12.5,
+          sent: 0,
+          blockhash: tip.hashHex,
+          height: tip.height,
+        },
+        {
+          type: 'address-tx',
+          address: KEY,
+          txid: tx.txidHex,
+          status: 'confirmed',
+          confirmed: true,
+          received: 0,
+          sent: 12.5,
+          blockhash: tip.hashHex,
+          height: tip.height,
+        },
       ]);
       await expectPushes(other, [{ type: 'address-tx', txid: tx.txidHex, status: 'confirmed', received: 12.4999 }]);
 

@@ -58,7 +58,10 @@ export class WsNotifier {
     if (!subs.watchesAddresses) return;
     const { tx, txid } = event.entry;
     const view = this.mempool.coinView();
-    const activity = this.#activity(tx, tx.inputs.map((input) => view.getCoin(input.prevout)));
+    const activity = this.#activity(
+      tx,
+      tx.inputs.map((input) => view.getCoin(input.prevout)),
+    );
     if (activity.length === 0) return;
     this.#pending.set(txid, activity);
     this.#announceActivity(txid, activity, { status: 'mempool' });

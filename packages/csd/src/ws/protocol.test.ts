@@ -23,7 +23,11 @@ test('the three channels subscribe and unsubscribe', () => {
   assert.deepEqual(read({ action: 'subscribe', channel: 'new-blocks' }), { action: 'subscribe', channel: 'new-blocks' });
   assert.deepEqual(read({ action: 'unsubscribe', channel: 'mempool' }), { action: 'unsubscribe', channel: 'mempool' });
   const r = read({ action: 'subscribe', channel: 'address-tx', address: ADDRESS });
-  assert.deepEqual(r, { action: 'subscribe', channel: 'address-tx', address: { address: ADDRESS, script: '0014751e76e8199196d454941c45d1b3a323f1433bd6' } });
+  assert.deepEqual(r, {
+    action: 'subscribe',
+    channel: 'address-tx',
+    address: { address: ADDRESS, script: '0014751e76e8199196d454941c45d1b3a323f1433bd6' },
+  });
   assert.deepEqual(acceptedAnswer(r), { type: 'subscribed', channel: 'address-tx', address: ADDRESS });
   assert.deepEqual(acceptedAnswer(read({ action: 'unsubscribe', channel: 'new-blocks' })), { type: 'unsubscribed', channel: 'new-blocks' });
 });
@@ -38,24 +42,69 @@ test('members other than action, channel and address are ignored', () => {
 });
 
 test('bad messages are refused with a code each', () => {
-  assert.equal(codeOf(() => parseMessage('{"action":')), 'parse-error');
-  assert.equal(codeOf(() => parseMessage('')), 'parse-error');
+  assert.equal(
+    codeOf(() => parseMessage('{"action":')),
+    'parse-error',
+  );
+  assert.equal(
+    codeOf(() => parseMessage('')),
+    'parse-error',
+  );
   assert.deepEqual(parseMessage('[1]'), [1]);
-  assert.equal(codeOf(() => parseMessage('['.repeat(513) + ']'.repeat(513))), 'parse-error');
+  assert.equal(
+    codeOf(() => parseMessage('['.repeat(513) + ']'.repeat(513))),
+    'parse-error',
+  );
   assert.equal(parseMessage('['.repeat(512) + ']'.repeat(512)) !== undefined, true);
-  assert.equal(codeOf(() => read([1])), 'invalid-request');
-  assert.equal(codeOf(() => read('subscribe')), 'invalid-request');
-  assert.equal(codeOf(() => read(null)), 'invalid-request');
-  assert.equal(codeOf(() => read({ channel: 'mempool' })), 'unknown-action');
-  assert.equal(codeOf(() => read({ action: 'listen', channel: 'mempool' })), 'unknown-action');
-  assert.equal(codeOf(() => read({ action: 'subscribe' })), 'unknown-channel');
-  assert.equal(codeOf(() => read({ action: 'subscribe', channel: 'blocks' })), 'unknown-channel');
-  assert.equal(codeOf(() => read({ action: 'subscribe', channel: 'mempool', address: ADDRESS })), 'invalid-request');
-  assert.equal(codeOf(() => read({ action: 'subscribe', channel: 'address-tx' })), 'invalid-address');
-  assert.equal(codeOf(() => read({ action: 'subscribe', channel: 'address-tx', address: 42 })), 'invalid-address');
-  assert.equal(codeOf(() => read({ action: 'subscribe', channel: 'address-tx', address: 'csrt1qnotanaddress' })), 'invalid-address');
+  assert.equal(
+    codeOf(() => read([1])),
+    'invalid-request',
+  );
+  assert.equal(
+    codeOf(() => read('subscribe')),
+    'invalid-request',
+  );
+  assert.equal(
+    codeOf(() => read(null)),
+    'invalid-request',
+  );
+  assert.equal(
+    codeOf(() => read({ channel: 'mempool' })),
+    'unknown-action',
+  );
+  assert.equal(
+    codeOf(() => read({ action: 'listen', channel: 'mempool' })),
+    'unknown-action',
+  );
+  assert.equal(
+    codeOf(() => read({ action: 'subscribe' })),
+    'unknown-channel',
+  );
+  assert.equal(
+    codeOf(() => read({ action: 'subscribe', channel: 'blocks' })),
+    'unknown-channel',
+  );
+  assert.equal(
+    codeOf(() => read({ action: 'subscribe', channel: 'mempool', address: ADDRESS })),
+    'invalid-request',
+  );
+  assert.equal(
+    codeOf(() => read({ action: 'subscribe', channel: 'address-tx' })),
+    'invalid-address',
+  );
+  assert.equal(
+    codeOf(() => read({ action: 'subscribe', channel: 'address-tx', address: 42 })),
+    'invalid-address',
+  );
+  assert.equal(
+    codeOf(() => read({ action: 'subscribe', channel: 'address-tx', address: 'csrt1qnotanaddress' })),
+    'invalid-address',
+  );
   // A mainnet-style address is not one of this network's.
-  assert.equal(codeOf(() => read({ action: 'subscribe', channel: 'address-tx', address: 'bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4' })), 'invalid-address');
+  assert.equal(
+    codeOf(() => read({ action: 'subscribe', channel: 'address-tx', address: 'bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4' })),
+    'invalid-address',
+  );
 });
 
 test('error messages say what was wrong', () => {

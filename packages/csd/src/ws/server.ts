@@ -152,7 +152,8 @@ export class WsServer {
     const peer = req.socket.remoteAddress ?? '';
     const origin = req.headers.origin;
     if (!this.#options.allowList.allows(peer)) return this.#refuse(socket, 403, 'Forbidden', peer, 'client address not in rpcallowip');
-    if (origin !== undefined && origin !== this.#options.corsDomain) return this.#refuse(socket, 403, 'Forbidden', peer, `origin ${origin} is not rpccorsdomain`);
+    if (origin !== undefined && origin !== this.#options.corsDomain)
+      return this.#refuse(socket, 403, 'Forbidden', peer, `origin ${origin} is not rpccorsdomain`);
     if (this.#closing) return this.#refuse(socket, 503, 'Service Unavailable', peer, 'shutting down');
     if (this.#clients.size >= this.#limits.maxConnections) return this.#refuse(socket, 503, 'Service Unavailable', peer, 'too many connections');
     this.#wss.handleUpgrade(req, socket, head, (ws) => {
@@ -182,7 +183,10 @@ export class WsServer {
   #onMessage(client: WsClient, data: RawData, isBinary: boolean): void {
     if (client.cut) return;
     if (!this.#limiter.tryTake(client.id)) {
-      this.#deliver(client, answer(errorAnswer(new ProtocolError('rate-limited', `Rate limit exceeded: at most ${this.#options.rateLimit} messages per minute`))));
+      this.#deliver(
+        client,
+        answer(errorAnswer(new ProtocolError('rate-limited', `Rate limit exceeded: at most ${this.#options.rateLimit} messages per minute`))),
+      );
       this.#cut(client, CloseCode.POLICY_VIOLATION, 'rate limit exceeded');
       return;
     }

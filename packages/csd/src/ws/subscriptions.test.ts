@@ -28,7 +28,10 @@ test('channel subscriptions are sets: subscribing twice is harmless, unsubscribi
   assert.deepEqual([...t.mempool], ['b']);
   t.apply('a', { action: 'unsubscribe', channel: 'new-blocks' });
   assert.equal(t.newBlocks.size, 0);
-  assert.equal(codeOf(() => t.apply('a', { action: 'unsubscribe', channel: 'new-blocks' })), 'not-subscribed');
+  assert.equal(
+    codeOf(() => t.apply('a', { action: 'unsubscribe', channel: 'new-blocks' })),
+    'not-subscribed',
+  );
 });
 
 test('address watchers are indexed by script and shared between clients', () => {
@@ -42,7 +45,10 @@ test('address watchers are indexed by script and shared between clients', () => 
   assert.deepEqual([...t.watchers('script1')!.clients], ['a', 'b']);
   t.apply('a', watch(1, 'unsubscribe'));
   assert.deepEqual([...t.watchers('script1')!.clients], ['b']);
-  assert.equal(codeOf(() => t.apply('a', watch(1, 'unsubscribe'))), 'not-subscribed');
+  assert.equal(
+    codeOf(() => t.apply('a', watch(1, 'unsubscribe'))),
+    'not-subscribed',
+  );
   t.remove('b');
   assert.equal(t.watchers('script1'), undefined);
   assert.equal(t.watchers('script2'), undefined);
@@ -54,7 +60,10 @@ test('a client watches at most maxAddressesPerClient addresses; re-subscribing o
   t.apply('a', watch(1));
   t.apply('a', watch(2));
   t.apply('a', watch(2));
-  assert.equal(codeOf(() => t.apply('a', watch(3))), 'too-many-subscriptions');
+  assert.equal(
+    codeOf(() => t.apply('a', watch(3))),
+    'too-many-subscriptions',
+  );
   assert.equal(t.watchers('script3'), undefined);
   // Others have their own budget, and freeing one makes room.
   t.apply('b', watch(3));

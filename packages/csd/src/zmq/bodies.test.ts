@@ -11,10 +11,10 @@ test('hashes go out in RPC byte order, the original untouched', () => {
 });
 
 test('sequence bodies: hash, label, and for mempool events the 8-byte little-endian mempool sequence', () => {
-  assert.equal(Buffer.from(blockSequenceBody(HASH, 'C')).toString('hex'), RPC_ORDER + '43');
-  assert.equal(Buffer.from(blockSequenceBody(HASH, 'D')).toString('hex'), RPC_ORDER + '44');
-  assert.equal(Buffer.from(mempoolSequenceBody(HASH, 'A', 0x0102)).toString('hex'), RPC_ORDER + '41' + '0201000000000000');
-  assert.equal(Buffer.from(mempoolSequenceBody(HASH, 'R', 2 ** 40)).toString('hex'), RPC_ORDER + '52' + '0000000000010000');
+  assert.equal(Buffer.from(blockSequenceBody(HASH, 'C')).toString('hex'), `${RPC_ORDER}43`);
+  assert.equal(Buffer.from(blockSequenceBody(HASH, 'D')).toString('hex'), `${RPC_ORDER}44`);
+  assert.equal(Buffer.from(mempoolSequenceBody(HASH, 'A', 0x0102)).toString('hex'), `${RPC_ORDER}410201000000000000`);
+  assert.equal(Buffer.from(mempoolSequenceBody(HASH, 'R', 2 ** 40)).toString('hex'), `${RPC_ORDER}520000000000010000`);
 });
 
 test('the sequence frame is a 4-byte little-endian count', () => {

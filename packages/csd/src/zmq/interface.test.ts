@@ -44,7 +44,10 @@ test('chain and mempool events reach each topic as Core publishes them, with a c
       const addSeq = m.mempool.sequence - 1;
       let got = await all.take(3);
       assert.deepEqual(got.map(show), [`hashtx:${tx.txidHex}`, `rawtx:${raw}`, seq(tx.txidHex, 'A', addSeq)]);
-      assert.deepEqual(got.map((g) => g.sequence), [0, 0, 0]);
+      assert.deepEqual(
+        got.map((g) => g.sequence),
+        [0, 0, 0],
+      );
       assert.deepEqual((await rawOnly.next()).body.toString('hex'), raw);
 
       await mine(m.chain, [tx]);
@@ -61,9 +64,18 @@ test('chain and mempool events reach each topic as Core publishes them, with a c
         `hashblock:${tip.hashHex}`,
         `rawblock:${m.chain.readRawBlock(tip)!.toString('hex')}`,
       ]);
-      assert.deepEqual(got.map((g) => g.sequence), [1, 1, 2, 2, 1, 0, 0]);
+      assert.deepEqual(
+        got.map((g) => g.sequence),
+        [1, 1, 2, 2, 1, 0, 0],
+      );
       // The second endpoint's rawtx notifier counts its own messages.
-      assert.deepEqual((await rawOnly.take(2)).map((g) => [g.topic, g.sequence]), [['rawtx', 1], ['rawtx', 2]]);
+      assert.deepEqual(
+        (await rawOnly.take(2)).map((g) => [g.topic, g.sequence]),
+        [
+          ['rawtx', 1],
+          ['rawtx', 2],
+        ],
+      );
 
       // invalidateblock: D and the block's transactions, then the transaction is back (A); no new tip is published.
       await m.chain.invalidateBlock(tip.hashHex);
@@ -79,7 +91,10 @@ test('chain and mempool events reach each topic as Core publishes them, with a c
         `rawtx:${raw}`,
         seq(tx.txidHex, 'A', readdSeq),
       ]);
-      assert.deepEqual(got.map((g) => g.sequence), [3, 3, 4, 4, 2, 5, 5, 3]);
+      assert.deepEqual(
+        got.map((g) => g.sequence),
+        [3, 3, 4, 4, 2, 5, 5, 3],
+      );
 
       // A replacement: R (with its mempool sequence), then the newcomer.
       const replacement = spend(m.coin(1), [COIN_VALUE - 50_000n]);
@@ -103,10 +118,20 @@ test('chain and mempool events reach each topic as Core publishes them, with a c
 test('an endpoint that cannot be bound stops the start with a clear error', async () => {
   await withMempool(async (m) => {
     const port = await freePort();
-    const first = await ZmqNotificationInterface.start([{ topic: 'hashtx', address: `tcp://127.0.0.1:${port}`, hwm: 1 }], m.chain, m.mempool, pino({ level: 'silent' }));
+    const first = await ZmqNotificationInterface.start(
+      [{ topic: 'hashtx', address: `tcp://127.0.0.1:${port}`, hwm: 1 }],
+      m.chain,
+      m.mempool,
+      pino({ level: 'silent' }),
+    );
     try {
       await assert.rejects(
-        ZmqNotificationInterface.start([{ topic: 'rawtx', address: `tcp://127.0.0.1:${port}`, hwm: 1 }], m.chain, m.mempool, pino({ level: 'silent' })),
+        ZmqNotificationInterface.start(
+          [{ topic: 'rawtx', address: `tcp://127.0.0.1:${port}`, hwm: 1 }],
+          m.chain,
+          m.mempool,
+          pino({ level: 'silent' }),
+        ),
         /Unable to bind ZeroMQ publisher \(rawtx\) to tcp:\/\/127\.0\.0\.1:\d+/,
       );
     } finally {

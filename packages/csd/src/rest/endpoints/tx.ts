@@ -21,7 +21,9 @@ export function txEndpoint({ ctx, blocks }: RestDeps): Endpoint {
       const pooled = mempool.get(txid)?.tx;
       if (pooled) return format === 'json' ? { json: txToJson(pooled, params, { includeHex: true }) } : { bytes: pooled.encode() };
       if (!txIndex) {
-        throw indexDisabled('Transaction not in the mempool, and the transaction index is disabled: start csd with -txindex=1 to look up confirmed transactions');
+        throw indexDisabled(
+          'Transaction not in the mempool, and the transaction index is disabled: start csd with -txindex=1 to look up confirmed transactions',
+        );
       }
       requireSynced(txIndex.progress());
       const at = txIndex.position(txid);

@@ -34,8 +34,19 @@ test('getblockchaininfo describes the fixture chain', () =>
     const { chain } = node.ctx;
     const info = (await node.call('getblockchaininfo')) as Json;
     assert.deepEqual(Object.keys(info), [
-      'chain', 'blocks', 'headers', 'bestblockhash', 'difficulty', 'time', 'mediantime', 'verificationprogress',
-      'initialblockdownload', 'chainwork', 'size_on_disk', 'pruned', 'warnings',
+      'chain',
+      'blocks',
+      'headers',
+      'bestblockhash',
+      'difficulty',
+      'time',
+      'mediantime',
+      'verificationprogress',
+      'initialblockdownload',
+      'chainwork',
+      'size_on_disk',
+      'pruned',
+      'warnings',
     ]);
     assert.equal(info.chain, 'regtest');
     assert.equal(info.blocks, 110);
@@ -93,8 +104,22 @@ test('getblockheader: verbose object and raw hex; unknown and malformed hashes',
     const entry = chain.atHeight(100)!;
     const header = (await node.call('getblockheader', entry.hashHex)) as Json;
     assert.deepEqual(Object.keys(header), [
-      'hash', 'confirmations', 'height', 'version', 'versionHex', 'merkleroot', 'time', 'mediantime', 'nonce', 'solution',
-      'bits', 'difficulty', 'chainwork', 'nTx', 'previousblockhash', 'nextblockhash',
+      'hash',
+      'confirmations',
+      'height',
+      'version',
+      'versionHex',
+      'merkleroot',
+      'time',
+      'mediantime',
+      'nonce',
+      'solution',
+      'bits',
+      'difficulty',
+      'chainwork',
+      'nTx',
+      'previousblockhash',
+      'nextblockhash',
     ]);
     assert.equal(header.hash, entry.hashHex);
     assert.equal(header.confirmations, 11);
@@ -249,7 +274,16 @@ test('gettxoutsetinfo: counts, amounts and the documented serialization hash', (
   withNode(async (node) => {
     const { chain } = node.ctx;
     const info = (await node.call('gettxoutsetinfo')) as Json;
-    assert.deepEqual(Object.keys(info), ['height', 'bestblock', 'txouts', 'bogosize', 'hash_serialized_3', 'total_amount', 'transactions', 'disk_size']);
+    assert.deepEqual(Object.keys(info), [
+      'height',
+      'bestblock',
+      'txouts',
+      'bogosize',
+      'hash_serialized_3',
+      'total_amount',
+      'transactions',
+      'disk_size',
+    ]);
     assert.equal(info.height, 110);
     assert.equal(info.bestblock, chain.tip.hashHex);
     // One P2WPKH coinbase output per block from height 1 (the genesis output is not spendable).
@@ -374,8 +408,20 @@ test('getmempoolentry, getmempoolancestors and getmempooldescendants', () =>
 
     const entry = (await node.call('getmempoolentry', b.txidHex)) as Json;
     assert.deepEqual(Object.keys(entry), [
-      'vsize', 'weight', 'time', 'height', 'descendantcount', 'descendantsize', 'ancestorcount', 'ancestorsize', 'wtxid',
-      'fees', 'depends', 'spentby', 'bip125-replaceable', 'unbroadcast',
+      'vsize',
+      'weight',
+      'time',
+      'height',
+      'descendantcount',
+      'descendantsize',
+      'ancestorcount',
+      'ancestorsize',
+      'wtxid',
+      'fees',
+      'depends',
+      'spentby',
+      'bip125-replaceable',
+      'unbroadcast',
     ]);
     assert.equal(entry.vsize, b.vsize);
     assert.equal(entry.weight, b.weight);
@@ -409,9 +455,24 @@ test('getmempoolentry, getmempoolancestors and getmempooldescendants', () =>
 test('every blockchain method has full help', () =>
   withNode(async (node) => {
     const names = [
-      'getblockchaininfo', 'getbestblockhash', 'getblockcount', 'getblockhash', 'getblockheader', 'getblock', 'getchaintips',
-      'getdifficulty', 'gettxout', 'gettxoutsetinfo', 'getmempoolinfo', 'getrawmempool', 'getmempoolentry',
-      'getmempoolancestors', 'getmempooldescendants', 'savemempool', 'invalidateblock', 'reconsiderblock',
+      'getblockchaininfo',
+      'getbestblockhash',
+      'getblockcount',
+      'getblockhash',
+      'getblockheader',
+      'getblock',
+      'getchaintips',
+      'getdifficulty',
+      'gettxout',
+      'gettxoutsetinfo',
+      'getmempoolinfo',
+      'getrawmempool',
+      'getmempoolentry',
+      'getmempoolancestors',
+      'getmempooldescendants',
+      'savemempool',
+      'invalidateblock',
+      'reconsiderblock',
     ];
     for (const name of names) {
       const help = node.registry.help(name);

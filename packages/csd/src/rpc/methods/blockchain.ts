@@ -375,15 +375,16 @@ export function registerBlockchainMethods(registry: RpcRegistry, ctx: NodeContex
     description:
       "If verbosity is 0, returns a string that is serialized, hex-encoded data for block 'hash'.\n" +
       "If verbosity is 1, returns an Object with information about block 'hash'.\n" +
-      'If verbosity is 2, returns an Object with information about block \'hash\' and information about each transaction.\n' +
-      'If verbosity is 3, returns an Object with information about block \'hash\' and information about each transaction, including prevout information for inputs (only for unpruned blocks in the current best chain).',
+      "If verbosity is 2, returns an Object with information about block 'hash' and information about each transaction.\n" +
+      "If verbosity is 3, returns an Object with information about block 'hash' and information about each transaction, including prevout information for inputs (only for unpruned blocks in the current best chain).",
     params: [
       { name: 'blockhash', type: 'string', description: 'The block hash' },
       {
         name: 'verbosity',
         type: 'any',
         default: 1,
-        description: '0 for hex-encoded data, 1 for a JSON object, 2 for JSON object with transaction data, and 3 for JSON object with transaction data including prevout information for inputs (true and false mean 1 and 0)',
+        description:
+          '0 for hex-encoded data, 1 for a JSON object, 2 for JSON object with transaction data, and 3 for JSON object with transaction data including prevout information for inputs (true and false mean 1 and 0)',
       },
     ],
     result: [
@@ -540,21 +541,21 @@ export function registerBlockchainMethods(registry: RpcRegistry, ctx: NodeContex
   registry.register({
     name: 'gettxoutsetinfo',
     category: 'Blockchain',
-    description:
-      'Returns statistics about the unspent transaction output set.\n' +
-      'Note this call may take some time: it reads the whole UTXO set.',
+    description: 'Returns statistics about the unspent transaction output set.\n' + 'Note this call may take some time: it reads the whole UTXO set.',
     params: [
       {
         name: 'hash_type',
         type: 'string',
         default: 'hash_serialized_3',
-        description: "Which UTXO set hash should be calculated. Options: 'hash_serialized_3' (SHA256d of the serialized coins, see docs/rpc.md), 'none'.",
+        description:
+          "Which UTXO set hash should be calculated. Options: 'hash_serialized_3' (SHA256d of the serialized coins, see docs/rpc.md), 'none'.",
       },
       {
         name: 'hash_or_height',
         type: 'any',
         optional: true,
-        description: 'The block hash or height of the target height (needs a coin statistics index, which csd does not have yet: only the current tip is answered)',
+        description:
+          'The block hash or height of the target height (needs a coin statistics index, which csd does not have yet: only the current tip is answered)',
       },
       { name: 'use_index', type: 'boolean', default: true, description: 'Use coinstatsindex, if available (csd has none yet).' },
     ],
@@ -600,7 +601,9 @@ export function registerBlockchainMethods(registry: RpcRegistry, ctx: NodeContex
     category: 'Blockchain',
     description: 'Dumps the mempool to disk. It will fail until the previous dump is fully loaded.',
     params: [],
-    result: ['{                    (json object)', '  "filename" : "str"    (string) the directory and file where the mempool was saved', '}'].join('\n'),
+    result: ['{                    (json object)', '  "filename" : "str"    (string) the directory and file where the mempool was saved', '}'].join(
+      '\n',
+    ),
     examples: [{ args: [] }],
     handler: async () => {
       if (!mempool.info().loaded) throw new RpcError(RpcErrorCode.MISC_ERROR, 'The mempool was not loaded yet');

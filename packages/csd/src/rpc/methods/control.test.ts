@@ -54,7 +54,11 @@ test('stop replies "csd stopping" over HTTP, then starts the shutdown', async (t
   });
   const { port } = await server.listen(0);
   t.after(() => server.close());
-  const res = await httpRequest({ port, headers: { authorization: basicAuth('u', 'p') }, body: '{"jsonrpc":"1.0","id":"s","method":"stop","params":[]}' });
+  const res = await httpRequest({
+    port,
+    headers: { authorization: basicAuth('u', 'p') },
+    body: '{"jsonrpc":"1.0","id":"s","method":"stop","params":[]}',
+  });
   assert.equal(res.status, 200);
   assert.deepEqual(JSON.parse(res.text), { result: 'csd stopping', error: null, id: 's' });
   await new Promise((resolve) => setImmediate(resolve));

@@ -164,9 +164,18 @@ test('getblocktemplate: fields, coinbase value, CPFP depends, commitment, target
     assert.equal(tpl.coinbasevalue, Number(blockSubsidy(tpl.height, params) + fees));
 
     // The child pays for its parent: both come first, the child depending on the parent.
-    assert.deepEqual(tpl.transactions.map((t) => t.txid), [parent.txidHex, child.txidHex, other.txidHex]);
-    assert.deepEqual(tpl.transactions.map((t) => t.depends), [[], [1], []]);
-    assert.deepEqual(tpl.transactions.map((t) => t.fee), [500, 50_000, 10_000]);
+    assert.deepEqual(
+      tpl.transactions.map((t) => t.txid),
+      [parent.txidHex, child.txidHex, other.txidHex],
+    );
+    assert.deepEqual(
+      tpl.transactions.map((t) => t.depends),
+      [[], [1], []],
+    );
+    assert.deepEqual(
+      tpl.transactions.map((t) => t.fee),
+      [500, 50_000, 10_000],
+    );
     for (const [i, tx] of [parent, child, other].entries()) {
       const t = tpl.transactions[i];
       assert.equal(t.data, toHex(tx.encode()));
@@ -204,7 +213,10 @@ test('the template is cached for five seconds of mempool changes, not across a n
     assert.deepEqual(await template(node), first);
     advanceClock(node, 6);
     const second = await template(node);
-    assert.deepEqual(second.transactions.map((t) => t.txid), [tx.txidHex]);
+    assert.deepEqual(
+      second.transactions.map((t) => t.txid),
+      [tx.txidHex],
+    );
     assert.notEqual(second.longpollid, first.longpollid);
     // A new tip rebuilds at once.
     await mine(node.ctx.chain, [tx]);
@@ -258,7 +270,7 @@ test('proposal mode reports why a block would be rejected', () =>
     assert.deepEqual([e.code, e.message], [-3, 'Missing data String key for proposal']);
   }));
 
-test('submitblock answers with the chain\'s reject reasons (BIP 22)', () =>
+test("submitblock answers with the chain's reject reasons (BIP 22)", () =>
   run(async (node) => {
     const { chain } = node.ctx;
     scenario(node);
@@ -267,7 +279,10 @@ test('submitblock answers with the chain\'s reject reasons (BIP 22)', () =>
 
     // Transactions changed in transit: the header's merkle root no longer matches.
     const [coinbase, ...rest] = good.txs;
-    const tampered = new Transaction({ ...coinbase, outputs: [{ ...coinbase.outputs[0], value: coinbase.outputs[0].value + 1n }, coinbase.outputs[1]] });
+    const tampered = new Transaction({
+      ...coinbase,
+      outputs: [{ ...coinbase.outputs[0], value: coinbase.outputs[0].value + 1n }, coinbase.outputs[1]],
+    });
     assert.equal(await node.call('submitblock', hex(new Block(good.header, [tampered, ...rest]))), 'bad-txnmrklroot');
 
     assert.equal(await node.call('submitblock', hex(solve(blockFromTemplate(tpl, { withWitness: true, extraValue: 1n })))), 'bad-cb-amount');
@@ -320,7 +335,10 @@ test('longpoll answers when a block arrives, when the mempool changes, and at on
     advanceClock(node, 6);
     const tx = add(node, spend(node.fixture.coin(4), [COIN_VALUE - 5000n]));
     const afterTx = await waitingForTx;
-    assert.deepEqual(afterTx.transactions.map((t) => t.txid), [tx.txidHex]);
+    assert.deepEqual(
+      afterTx.transactions.map((t) => t.txid),
+      [tx.txidHex],
+    );
 
     // Nothing at all changes: the longest wait ends it.
     const started = Date.now();
@@ -351,7 +369,10 @@ test('when the RPC server stops, generatetoaddress stops and returns the blocks 
       if (++connects === 3) node.registry.interrupt();
     });
     const hashes = (await node.call('generatetoaddress', 1000, address)) as string[];
-    assert.deepEqual(hashes, [1, 2, 3].map((i) => chain.atHeight(start + i)!.hashHex));
+    assert.deepEqual(
+      hashes,
+      [1, 2, 3].map((i) => chain.atHeight(start + i)!.hashHex),
+    );
     assert.equal(chain.height, start + 3);
   }));
 
@@ -366,7 +387,10 @@ test('generatetoaddress mines mempool transactions to the address; RPC stays res
     const hashes = (await node.call('generatetoaddress', 3, address)) as string[];
     assert.equal(hashes.length, 3);
     assert.equal(chain.height, start + 3);
-    assert.deepEqual(hashes, [1, 2, 3].map((i) => chain.atHeight(start + i)!.hashHex));
+    assert.deepEqual(
+      hashes,
+      [1, 2, 3].map((i) => chain.atHeight(start + i)!.hashHex),
+    );
     const first = chain.readBlock(chain.entry(hashes[0])!)!;
     assert.deepEqual(first.txs.map((t) => t.txidHex).slice(1), [tx.txidHex]);
     const cb = first.txs[0];
@@ -409,7 +433,10 @@ test('generateblock mines the given mempool txids and raw transactions, in order
     const { hash } = (await node.call('generateblock', address, [inPool.txidHex, toHex(raw.encode()), toHex(child.encode())])) as { hash: string };
     assert.equal(chain.tip.hashHex, hash);
     const block = chain.readBlock(chain.tip)!;
-    assert.deepEqual(block.txs.slice(1).map((t) => t.txidHex), [inPool.txidHex, raw.txidHex, child.txidHex]);
+    assert.deepEqual(
+      block.txs.slice(1).map((t) => t.txidHex),
+      [inPool.txidHex, raw.txidHex, child.txidHex],
+    );
     assert.equal(block.txs[0].outputs[0].value, blockSubsidy(chain.height, params) + 3000n + 4000n + 2000n);
     assert.equal(mempool.size, 0);
 
@@ -457,7 +484,10 @@ test('prioritisetransaction changes the template order, not the fees it reports'
     const low = add(node, spend(node.fixture.coin(1), [COIN_VALUE - 2000n]));
     const high = add(node, spend(node.fixture.coin(2), [COIN_VALUE - 5000n]));
     const before = await template(node);
-    assert.deepEqual(before.transactions.map((t) => t.txid), [high.txidHex, low.txidHex]);
+    assert.deepEqual(
+      before.transactions.map((t) => t.txid),
+      [high.txidHex, low.txidHex],
+    );
 
     assert.equal(await node.call('prioritisetransaction', low.txidHex, 0, 10_000), true);
     assert.equal(await node.callNamed('prioritisetransaction', { txid: low.txidHex.toUpperCase(), fee_delta: 1 }), true);
@@ -465,8 +495,14 @@ test('prioritisetransaction changes the template order, not the fees it reports'
     assert.equal(await node.call('prioritisetransaction', absent, null, -300), true);
     advanceClock(node, 6);
     const after = await template(node);
-    assert.deepEqual(after.transactions.map((t) => t.txid), [low.txidHex, high.txidHex]);
-    assert.deepEqual(after.transactions.map((t) => t.fee), [2000, 5000]);
+    assert.deepEqual(
+      after.transactions.map((t) => t.txid),
+      [low.txidHex, high.txidHex],
+    );
+    assert.deepEqual(
+      after.transactions.map((t) => t.fee),
+      [2000, 5000],
+    );
     assert.equal(after.coinbasevalue, before.coinbasevalue);
     assert.deepEqual(await node.call('getprioritisedtransactions'), {
       [low.txidHex]: { fee_delta: 10_001, in_mempool: true, modified_fee: 12_001 },
@@ -524,7 +560,7 @@ test('getmininginfo and getnetworkhashps', () =>
     assert.equal(after.currentblockweight, 4000 + tpl.transactions[0].weight);
   }));
 
-test('estimatesmartfee: Core\'s errors, no data, then an estimate', () =>
+test("estimatesmartfee: Core's errors, no data, then an estimate", () =>
   run(async (node) => {
     let e = await node.callError('estimatesmartfee', 0);
     assert.deepEqual([e.code, e.message], [-8, 'Invalid conf_target, must be between 1 and 1008']);

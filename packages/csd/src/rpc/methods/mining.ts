@@ -144,7 +144,12 @@ export function registerMiningMethods(registry: RpcRegistry, ctx: NodeContext, o
         networkhashps: networkHashPerSecond(tip, DEFAULT_HASHPS_BLOCKS),
         pooledtx: mempool.size,
         chain: params.name,
-        next: { height: tip.height + 1, bits: bitsHex(nextBits), difficulty: getDifficulty(nextBits, params.powLimitBits), target: targetHex(nextBits) },
+        next: {
+          height: tip.height + 1,
+          bits: bitsHex(nextBits),
+          difficulty: getDifficulty(nextBits, params.powLimitBits),
+          target: targetHex(nextBits),
+        },
         // Core's warnings come from version-bit signalling and peers' clocks; this node has neither.
         warnings: [],
       };
@@ -164,7 +169,8 @@ export function registerMiningMethods(registry: RpcRegistry, ctx: NodeContext, o
         name: 'dummy',
         type: 'any',
         placeholder: true,
-        description: 'API-Compatibility for previous API. Must be zero or null.\nDEPRECATED. For forward compatibility use named arguments and omit this parameter.',
+        description:
+          'API-Compatibility for previous API. Must be zero or null.\nDEPRECATED. For forward compatibility use named arguments and omit this parameter.',
       },
       {
         name: 'fee_delta',
@@ -188,7 +194,8 @@ export function registerMiningMethods(registry: RpcRegistry, ctx: NodeContext, o
             `Wrong type passed:\n${JSON.stringify({ 'Position 2 (dummy)': `JSON value of type ${jsonTypeName(dummy)} is not of expected type number` }, null, 4)}`,
           );
         }
-        if (dummy !== 0) throw new RpcError(RpcErrorCode.INVALID_PARAMETER, 'Priority is no longer supported, dummy argument to prioritisetransaction must be 0.');
+        if (dummy !== 0)
+          throw new RpcError(RpcErrorCode.INVALID_PARAMETER, 'Priority is no longer supported, dummy argument to prioritisetransaction must be 0.');
       }
       templates.prioritise(txid, BigInt(feeDelta));
       return true;
@@ -280,7 +287,7 @@ export function registerMiningMethods(registry: RpcRegistry, ctx: NodeContext, o
       '    https://github.com/bitcoin/bips/blob/master/bip-0023.mediawiki',
       '    https://github.com/bitcoin/bips/blob/master/bip-0009.mediawiki#getblocktemplate_changes',
       '    https://github.com/bitcoin/bips/blob/master/bip-0145.mediawiki',
-      'The header is Zcash\'s version 4 layout with an Equihash solution: the template adds the',
+      "The header is Zcash's version 4 layout with an Equihash solution: the template adds the",
       '32-byte reserved header field and the Equihash parameters, and the nonce is 32 bytes',
       '(ZIP 301 stratum splits it into NONCE_1 and NONCE_2). See docs/mining.md.',
     ].join('\n'),
@@ -293,7 +300,7 @@ export function registerMiningMethods(registry: RpcRegistry, ctx: NodeContext, o
           '{',
           '  "mode": "str",              (string, optional) This must be set to "template", "proposal" (see BIP 23), or omitted',
           '  "capabilities": [           (json array, optional) A list of strings',
-          '    "str",                    (string) client side supported feature, \'longpoll\', \'coinbasevalue\', \'proposal\', \'serverlist\', \'workid\'',
+          "    \"str\",                    (string) client side supported feature, 'longpoll', 'coinbasevalue', 'proposal', 'serverlist', 'workid'",
           '    ...',
           '  ],',
           '  "rules": [                  (json array, required) A list of strings',
@@ -337,7 +344,7 @@ export function registerMiningMethods(registry: RpcRegistry, ctx: NodeContext, o
       '      "txid" : "hex",                    (string) transaction hash excluding witness data, shown in byte-reversed hex',
       '      "hash" : "hex",                    (string) transaction hash including witness data, shown in byte-reversed hex',
       '      "depends" : [                      (json array) array of numbers',
-      '        n,                               (numeric) transactions before this one (by 1-based index in \'transactions\' list) that must be present in the final block if this one is',
+      "        n,                               (numeric) transactions before this one (by 1-based index in 'transactions' list) that must be present in the final block if this one is",
       '        ...',
       '      ],',
       '      "fee" : n,                         (numeric) difference in value between transaction inputs and outputs (in base units); for coinbase transactions, this is a negative Number of the total collected block fees (ie, not including the block subsidy); if key is not present, fee is unknown and clients MUST NOT assume there isn\'t one',
@@ -355,7 +362,7 @@ export function registerMiningMethods(registry: RpcRegistry, ctx: NodeContext, o
       '  "target" : "str",                      (string) The hash target',
       '  "mintime" : xxx,                       (numeric) The minimum timestamp appropriate for the next block time, expressed in UNIX epoch time',
       '  "mutable" : [                          (json array) list of ways the block template may be changed',
-      '    "value",                             (string) A way the block template may be changed, e.g. \'time\', \'transactions\', \'prevblock\'',
+      "    \"value\",                             (string) A way the block template may be changed, e.g. 'time', 'transactions', 'prevblock'",
       '    ...',
       '  ],',
       '  "noncerange" : "hex",                  (string) A range of valid nonces (Bitcoin\'s 32-bit range, for compatibility: the Equihash nonce is 32 bytes)',
@@ -392,7 +399,8 @@ export function registerMiningMethods(registry: RpcRegistry, ctx: NodeContext, o
       if (Array.isArray(rules)) {
         for (const rule of rules as readonly JsonValue[]) {
           // Core reads each with get_str(), whose failure is a plain runtime error.
-          if (typeof rule !== 'string') throw new RpcError(RpcErrorCode.MISC_ERROR, `JSON value of type ${jsonTypeName(rule)} is not of expected type string`);
+          if (typeof rule !== 'string')
+            throw new RpcError(RpcErrorCode.MISC_ERROR, `JSON value of type ${jsonTypeName(rule)} is not of expected type string`);
           clientRules.add(rule);
         }
       }
@@ -466,11 +474,17 @@ export function registerMiningMethods(registry: RpcRegistry, ctx: NodeContext, o
   registry.register({
     name: 'generatetoaddress',
     category: 'Generating',
-    description: 'Mine to a specified address and return the block hashes.\nRegtest only: ZelHash (main, test) cannot be mined on a CPU in useful time.',
+    description:
+      'Mine to a specified address and return the block hashes.\nRegtest only: ZelHash (main, test) cannot be mined on a CPU in useful time.',
     params: [
       { name: 'nblocks', type: 'integer', description: 'How many blocks are generated.' },
       { name: 'address', type: 'string', description: 'The address to send the newly generated coins to.' },
-      { name: 'maxtries', type: 'integer', default: DEFAULT_MAX_TRIES, description: 'How many iterations (Equihash nonces, shared by all the blocks) to try.' },
+      {
+        name: 'maxtries',
+        type: 'integer',
+        default: DEFAULT_MAX_TRIES,
+        description: 'How many iterations (Equihash nonces, shared by all the blocks) to try.',
+      },
     ],
     result: ['[           (json array) hashes of blocks generated', '  "hex",    (string) blockhash', '  ...', ']'].join('\n'),
     examples: [{ args: [11, 'myaddress'], description: 'Generate 11 blocks to myaddress' }],
@@ -490,7 +504,7 @@ export function registerMiningMethods(registry: RpcRegistry, ctx: NodeContext, o
     category: 'Generating',
     description: [
       'Mine a set of ordered transactions to a specified address and return the block hash.',
-      'The coinbase pays the block subsidy and the transactions\' fees.',
+      "The coinbase pays the block subsidy and the transactions' fees.",
       'Regtest only: ZelHash (main, test) cannot be mined on a CPU in useful time.',
     ].join('\n'),
     params: [
@@ -508,7 +522,12 @@ export function registerMiningMethods(registry: RpcRegistry, ctx: NodeContext, o
           ']',
         ].join('\n'),
       },
-      { name: 'submit', type: 'boolean', default: true, description: 'Whether to submit the block before the RPC call returns or to return it as hex.' },
+      {
+        name: 'submit',
+        type: 'boolean',
+        default: true,
+        description: 'Whether to submit the block before the RPC call returns or to return it as hex.',
+      },
     ],
     result: [
       '{                   (json object)',
@@ -521,7 +540,8 @@ export function registerMiningMethods(registry: RpcRegistry, ctx: NodeContext, o
       regtestOnly();
       const payTo = addressScript(output, params, 'Error: Invalid address or descriptor');
       const txs = transactions.map((item) => {
-        if (typeof item !== 'string') throw new RpcError(RpcErrorCode.MISC_ERROR, `JSON value of type ${jsonTypeName(item)} is not of expected type string`);
+        if (typeof item !== 'string')
+          throw new RpcError(RpcErrorCode.MISC_ERROR, `JSON value of type ${jsonTypeName(item)} is not of expected type string`);
         if (/^[0-9a-fA-F]{64}$/.test(item)) {
           const entry = mempool.get(item.toLowerCase());
           if (!entry) throw new RpcError(RpcErrorCode.INVALID_ADDRESS_OR_KEY, `Transaction ${item} not in mempool.`);

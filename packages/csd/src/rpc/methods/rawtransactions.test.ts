@@ -70,8 +70,21 @@ test('getrawtransaction: mempool transactions by txid, confirmed ones with their
     );
     const inBlock = (await node.call('getrawtransaction', tx.txidHex, 1, block.hashHex)) as Json;
     assert.deepEqual(Object.keys(inBlock), [
-      'in_active_chain', 'txid', 'hash', 'version', 'size', 'vsize', 'weight', 'locktime', 'vin', 'vout', 'hex',
-      'blockhash', 'confirmations', 'time', 'blocktime',
+      'in_active_chain',
+      'txid',
+      'hash',
+      'version',
+      'size',
+      'vsize',
+      'weight',
+      'locktime',
+      'vin',
+      'vout',
+      'hex',
+      'blockhash',
+      'confirmations',
+      'time',
+      'blocktime',
     ]);
     assert.equal(inBlock.in_active_chain, true);
     assert.equal(inBlock.blockhash, block.hashHex);
@@ -86,7 +99,12 @@ test('getrawtransaction: mempool transactions by txid, confirmed ones with their
       generated: true,
       height: 1,
       value: 12.5,
-      scriptPubKey: { asm: `0 ${toHex(KEY_SCRIPT.subarray(2))}`, hex: toHex(KEY_SCRIPT), address: addr(node, KEY_SCRIPT), type: 'witness_v0_keyhash' },
+      scriptPubKey: {
+        asm: `0 ${toHex(KEY_SCRIPT.subarray(2))}`,
+        hex: toHex(KEY_SCRIPT),
+        address: addr(node, KEY_SCRIPT),
+        type: 'witness_v0_keyhash',
+      },
     });
 
     const coinbase = chain.readBlock(block)!.txs[0];
@@ -107,7 +125,15 @@ test('getrawtransaction errors', () =>
   withNode(async (node) => {
     const { chain, params } = node.ctx;
     const someBlock = chain.atHeight(5)!.hashHex;
-    await expectError(node, -5, `No such transaction found in the provided block. ${NOT_FOUND_HINT}`, 'getrawtransaction', UNKNOWN_HASH, 0, someBlock);
+    await expectError(
+      node,
+      -5,
+      `No such transaction found in the provided block. ${NOT_FOUND_HINT}`,
+      'getrawtransaction',
+      UNKNOWN_HASH,
+      0,
+      someBlock,
+    );
     await expectError(node, -5, 'Block hash not found', 'getrawtransaction', UNKNOWN_HASH, 0, UNKNOWN_HASH);
     await expectError(
       node,
@@ -117,7 +143,15 @@ test('getrawtransaction errors', () =>
       hashToHex(params.genesis.header.merkleRoot),
     );
     await expectError(node, -8, "parameter 1 must be of length 64 (not 2, for 'ab')", 'getrawtransaction', 'ab');
-    await expectError(node, -8, "parameter 3 must be hexadecimal string (not '" + 'g'.repeat(64) + "')", 'getrawtransaction', UNKNOWN_HASH, 0, 'g'.repeat(64));
+    await expectError(
+      node,
+      -8,
+      `parameter 3 must be hexadecimal string (not '${'g'.repeat(64)}')`,
+      'getrawtransaction',
+      UNKNOWN_HASH,
+      0,
+      'g'.repeat(64),
+    );
     await expectError(node, -1, 'JSON value of type string is not of expected type number', 'getrawtransaction', UNKNOWN_HASH, '1');
   }));
 
@@ -217,7 +251,13 @@ test('decodescript: P2PKH, P2SH, P2WPKH, multisig, nulldata and edge cases', () 
       asm: `1 ${toHex(keys[0])} ${toHex(keys[1])} 2 OP_CHECKMULTISIG`,
       type: 'multisig',
       p2sh: p2sh(multi),
-      segwit: { asm: `0 ${toHex(sha256(multi))}`, hex: toHex(wsh), address: addr(node, wsh), type: 'witness_v0_scripthash', 'p2sh-segwit': p2sh(wsh) },
+      segwit: {
+        asm: `0 ${toHex(sha256(multi))}`,
+        hex: toHex(wsh),
+        address: addr(node, wsh),
+        type: 'witness_v0_scripthash',
+        'p2sh-segwit': p2sh(wsh),
+      },
     });
     const uncompressed = multisigScript(1, [publicKeyCreate(new Uint8Array(32).fill(1), false), keys[1]]);
     const legacyOnly = await decode(uncompressed);
@@ -248,7 +288,10 @@ test('createrawtransaction round-trips through decoderawtransaction', () =>
     const legacy = addr(node, p2pkhScript(new Uint8Array(20).fill(3)));
     const rawHex = (await node.call(
       'createrawtransaction',
-      [{ txid, vout: 0 }, { txid: other, vout: 0, sequence: 7 }],
+      [
+        { txid, vout: 0 },
+        { txid: other, vout: 0, sequence: 7 },
+      ],
       { [to]: 1.5, data: 'cafe', [legacy]: '0.00001' },
       500,
     )) as string;
@@ -300,7 +343,12 @@ test('createrawtransaction errors', () =>
     const input = [{ txid, vout: 0 }];
     const create = (...params: unknown[]) => ['createrawtransaction', ...params] as const;
     await expectError(node, -8, `Invalid parameter, duplicated address: ${to}`, ...create(input, [{ [to]: 1 }, { [to]: 2 }]));
-    await expectError(node, -8, `Invalid parameter, duplicated address: ${to.toUpperCase()}`, ...create(input, [{ [to]: 1 }, { [to.toUpperCase()]: 2 }]));
+    await expectError(
+      node,
+      -8,
+      `Invalid parameter, duplicated address: ${to.toUpperCase()}`,
+      ...create(input, [{ [to]: 1 }, { [to.toUpperCase()]: 2 }]),
+    );
     await expectError(node, -5, 'Invalid cs address: nonsense', ...create(input, { nonsense: 1 }));
     await expectError(node, -3, 'Invalid amount', ...create(input, { nonsense: 'x' }));
     await expectError(node, -8, 'Invalid parameter, duplicate key: data', ...create(input, [{ data: '00' }, { data: '01' }]));
@@ -343,7 +391,9 @@ test('sendrawtransaction: accepted, already known, and every refusal with its co
     assert.deepEqual(mempool.unbroadcast(), [tx.txidHex]);
 
     await expectError(node, -22, 'TX decode failed. Make sure the tx has at least one input.', 'sendrawtransaction', 'zz');
-    const orphan = spend({ outpoint: { txid: new Uint8Array(32).fill(9), vout: 0 }, output: { value: COIN_VALUE, scriptPubKey: ANYONE_SCRIPT } }, [COIN_VALUE - 10_000n]);
+    const orphan = spend({ outpoint: { txid: new Uint8Array(32).fill(9), vout: 0 }, output: { value: COIN_VALUE, scriptPubKey: ANYONE_SCRIPT } }, [
+      COIN_VALUE - 10_000n,
+    ]);
     await expectError(node, -25, 'bad-txns-inputs-missingorspent', 'sendrawtransaction', hex(orphan));
     await expectError(node, -26, /^dust/, 'sendrawtransaction', hex(spend(coin(2), [100n])));
     const conflict = spend(coin(1), [COIN_VALUE - 5_000n]);
@@ -426,7 +476,14 @@ test('testmempoolaccept: per-transaction verdicts without changing the pool', ()
 
 test('every raw transaction method has full help', () =>
   withNode(async (node) => {
-    for (const name of ['getrawtransaction', 'decoderawtransaction', 'decodescript', 'createrawtransaction', 'sendrawtransaction', 'testmempoolaccept']) {
+    for (const name of [
+      'getrawtransaction',
+      'decoderawtransaction',
+      'decodescript',
+      'createrawtransaction',
+      'sendrawtransaction',
+      'testmempoolaccept',
+    ]) {
       const help = node.registry.help(name);
       assert.match(help, new RegExp(`^${name}`));
       assert.match(help, /\nArguments:\n/);

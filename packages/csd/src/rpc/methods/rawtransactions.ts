@@ -515,14 +515,14 @@ export function registerRawTransactionMethods(registry: RpcRegistry, ctx: NodeCo
         description:
           'The inputs: [{"txid": "hex", "vout": n, "sequence": n}, ...]\n' +
           'txid: the transaction id; vout: the output number; sequence (optional): the sequence number\n' +
-          '(default depends on the value of the \'replaceable\' and \'locktime\' arguments)',
+          "(default depends on the value of the 'replaceable' and 'locktime' arguments)",
       },
       {
         name: 'outputs',
         type: 'any',
         description:
           'The outputs specified as key-value pairs.\n' +
-          'Each key may only appear once, i.e. there can only be one \'data\' output, and no address may be duplicated.\n' +
+          "Each key may only appear once, i.e. there can only be one 'data' output, and no address may be duplicated.\n" +
           'At least one output of either type must be specified.\n' +
           'An array of one-key objects: [{"address": amount}, {"data": "hex"}, ...], where address is a cs address\n' +
           'and amount is in coins, and "data" is hex-encoded data that becomes a part of an OP_RETURN output.\n' +
@@ -563,7 +563,7 @@ export function registerRawTransactionMethods(registry: RpcRegistry, ctx: NodeCo
     description:
       'Submit a raw transaction (serialized, hex-encoded) to local node and network.\n\n' +
       'The transaction will be sent unconditionally to all peers, so using sendrawtransaction\n' +
-      'for manual rebroadcast may degrade privacy by leaking the transaction\'s origin, as\n' +
+      "for manual rebroadcast may degrade privacy by leaking the transaction's origin, as\n" +
       'nodes will normally not rebroadcast non-wallet transactions already in their mempool.\n\n' +
       'A specific exception, RPC_TRANSACTION_ALREADY_IN_UTXO_SET (-27), may throw if the transaction cannot be added to the mempool.\n\n' +
       'Related RPCs: createrawtransaction, signrawtransactionwithkey',
@@ -628,14 +628,14 @@ export function registerRawTransactionMethods(registry: RpcRegistry, ctx: NodeCo
       '  {                             (json object)',
       '    "txid" : "hex",             (string) The transaction hash in hex',
       '    "wtxid" : "hex",            (string) The transaction witness hash in hex',
-      "    \"allowed\" : true|false,     (boolean) Whether this tx would be accepted to the mempool and pass client-specified maxfeerate",
-      "    \"vsize\" : n,                (numeric, optional) Virtual transaction size as defined in BIP 141, adjusted for sigops (only present when 'allowed' is true)",
-      "    \"fees\" : {                  (json object, optional) Transaction fees (only present if 'allowed' is true)",
+      '    "allowed" : true|false,     (boolean) Whether this tx would be accepted to the mempool and pass client-specified maxfeerate',
+      '    "vsize" : n,                (numeric, optional) Virtual transaction size as defined in BIP 141, adjusted for sigops (only present when \'allowed\' is true)',
+      '    "fees" : {                  (json object, optional) Transaction fees (only present if \'allowed\' is true)',
       '      "base" : n,               (numeric) transaction fee in coins',
       '      "effective-feerate" : n,  (numeric) the effective feerate in coins per KvB (the modified fee, with prioritisetransaction deltas, over vsize)',
       '      "effective-includes" : [ "hex", ... ] (json array) transactions whose fees and vsizes are included in effective-feerate (wtxids)',
       '    },',
-      "    \"reject-reason\" : \"str\"     (string, optional) Rejection string (only present when 'allowed' is false)",
+      '    "reject-reason" : "str"     (string, optional) Rejection string (only present when \'allowed\' is false)',
       '  },',
       '  ...',
       ']',
@@ -662,7 +662,11 @@ export function registerRawTransactionMethods(registry: RpcRegistry, ctx: NodeCo
             ...ids,
             allowed: true,
             vsize,
-            fees: { base: amountToJson(fee), 'effective-feerate': feeRateToCoins(feeRateOf(modifiedFee, vsize)), 'effective-includes': [tx.wtxidHex] },
+            fees: {
+              base: amountToJson(fee),
+              'effective-feerate': feeRateToCoins(feeRateOf(modifiedFee, vsize)),
+              'effective-includes': [tx.wtxidHex],
+            },
           };
         }
         return { ...ids, allowed: false, 'reject-reason': testRejectReason(r) };

@@ -16,8 +16,8 @@ export function registerBackupMethods(registry: RpcRegistry, ctx: NodeContext): 
     name: 'backupwallet',
     category: 'Wallet',
     description:
-      'Safely copies the wallet\'s records to a destination, which can be a directory or a path with filename.\n' +
-      'A relative path is taken from csd\'s working directory, as in Core. The copy is one consistent\n' +
+      "Safely copies the wallet's records to a destination, which can be a directory or a path with filename.\n" +
+      "A relative path is taken from csd's working directory, as in Core. The copy is one consistent\n" +
       'snapshot, written to a temporary file and renamed into place.',
     params: [{ name: 'destination', type: 'string', description: 'The destination directory or file' }],
     result: 'null    (json null)',
@@ -54,7 +54,8 @@ export function registerBackupMethods(registry: RpcRegistry, ctx: NodeContext): 
       if (walletName !== wallet.name) throw new RpcError(RpcErrorCode.WALLET_ERROR, 'csd has one wallet, named ""; restore into it');
       const path = resolve(backupFile);
       if (!existsSync(path)) throw new RpcError(RpcErrorCode.INVALID_PARAMETER, 'Backup file does not exist');
-      if (!wallet.isUnused()) throw new RpcError(RpcErrorCode.WALLET_ALREADY_EXISTS, 'Wallet already exists and has been used: restore into a node whose wallet is new');
+      if (!wallet.isUnused())
+        throw new RpcError(RpcErrorCode.WALLET_ALREADY_EXISTS, 'Wallet already exists and has been used: restore into a node whose wallet is new');
       let records;
       try {
         records = await readBackupFile(path, ctx.params.name);

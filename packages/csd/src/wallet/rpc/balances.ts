@@ -60,14 +60,26 @@ export function registerBalanceMethods(registry: RpcRegistry, ctx: NodeContext):
     params: [
       { name: 'dummy', type: 'string', optional: true, description: 'Remains for backward compatibility. Must be excluded or set to "*".' },
       { name: 'minconf', type: 'integer', default: 0, description: 'Only include transactions confirmed at least this many times.' },
-      { name: 'include_watchonly', type: 'boolean', default: false, description: "Also include balance in watch-only addresses (see 'importaddress')" },
-      { name: 'avoid_reuse', type: 'boolean', default: false, description: '(only available if avoid_reuse wallet flag is set) Do not include balance in dirty outputs; addresses are considered dirty if they have previously been used in a transaction.' },
+      {
+        name: 'include_watchonly',
+        type: 'boolean',
+        default: false,
+        description: "Also include balance in watch-only addresses (see 'importaddress')",
+      },
+      {
+        name: 'avoid_reuse',
+        type: 'boolean',
+        default: false,
+        description:
+          '(only available if avoid_reuse wallet flag is set) Do not include balance in dirty outputs; addresses are considered dirty if they have previously been used in a transaction.',
+      },
     ],
     result: 'n    (numeric) The total amount in coins received for this wallet.',
     examples: [{ args: [] }, { args: ['*', 6] }],
     handler: async ([dummy, minconf, includeWatchonly, avoidReuse], call) => {
       const wallet = walletOf(ctx, call);
-      if (dummy !== undefined && dummy !== '*') throw new RpcError(RpcErrorCode.METHOD_DEPRECATED, 'dummy first argument must be excluded or set to "*".');
+      if (dummy !== undefined && dummy !== '*')
+        throw new RpcError(RpcErrorCode.METHOD_DEPRECATED, 'dummy first argument must be excluded or set to "*".');
       if (avoidReuse) throw new RpcError(RpcErrorCode.INVALID_PARAMETER, 'wallet does not have the "avoid reuse" feature enabled');
       const b = computeBalances(wallet.view, minconf);
       return amountToJson(b.mine.trusted + (includeWatchonly ? b.watchonly.trusted : 0n));
@@ -200,8 +212,7 @@ export function registerBalanceMethods(registry: RpcRegistry, ctx: NodeContext):
         name: 'include_unsafe',
         type: 'boolean',
         default: true,
-        description:
-          'Include outputs that are not safe to spend\nSee description of "safe" attribute below.',
+        description: 'Include outputs that are not safe to spend\nSee description of "safe" attribute below.',
       },
       {
         name: 'query_options',
@@ -297,7 +308,12 @@ export function registerBalanceMethods(registry: RpcRegistry, ctx: NodeContext):
       'and block filters are available (not in csd: every block is read).',
     params: [
       { name: 'start_height', type: 'integer', default: 0, description: 'block height where the rescan should start' },
-      { name: 'stop_height', type: 'integer', optional: true, description: 'the last block height that should be scanned. If none is provided it will rescan up to the tip at return time.' },
+      {
+        name: 'stop_height',
+        type: 'integer',
+        optional: true,
+        description: 'the last block height that should be scanned. If none is provided it will rescan up to the tip at return time.',
+      },
     ],
     result: [
       '{                        (json object)',

@@ -38,7 +38,7 @@ const ENTRY_FIELDS = [
   '    "amount" : n,                      (numeric) The amount in coins. This is negative for the \'send\' category, and is positive for all other categories',
   '    "label" : "str",                   (string, optional) A comment for the address/transaction, if any',
   '    "vout" : n,                        (numeric) the vout value',
-  "    \"fee\" : n,                        (numeric, optional) The amount of the fee in coins. This is negative and only available for the 'send' category of transactions.",
+  '    "fee" : n,                        (numeric, optional) The amount of the fee in coins. This is negative and only available for the \'send\' category of transactions.',
   '    "confirmations" : n,               (numeric) The number of confirmations for the transaction. Negative confirmations means the transaction conflicted that many blocks ago.',
   '    "generated" : true|false,          (boolean, optional) Only present if the transaction\'s only input is a coinbase one.',
   '    "trusted" : true|false,            (boolean, optional) Whether we consider the transaction to be trusted and safe to spend from. Only present when the transaction has 0 confirmations (or negative confirmations, if conflicted).',
@@ -66,12 +66,30 @@ export function registerHistoryMethods(registry: RpcRegistry, ctx: NodeContext):
       'If a label name is provided, this will return only incoming transactions paying to addresses with the specified label.\n\n' +
       "Returns up to 'count' most recent transactions skipping the first 'from' transactions.",
     params: [
-      { name: 'label', type: 'string', optional: true, description: 'If set, should be a valid label name to return only incoming transactions\nwith the specified label, or "*" to disable filtering and return all transactions.' },
+      {
+        name: 'label',
+        type: 'string',
+        optional: true,
+        description:
+          'If set, should be a valid label name to return only incoming transactions\nwith the specified label, or "*" to disable filtering and return all transactions.',
+      },
       { name: 'count', type: 'integer', default: 10, description: 'The number of transactions to return' },
       { name: 'skip', type: 'integer', default: 0, description: 'The number of transactions to skip' },
-      { name: 'include_watchonly', type: 'boolean', default: false, description: "Include transactions to watch-only addresses (see 'importaddress')" },
+      {
+        name: 'include_watchonly',
+        type: 'boolean',
+        default: false,
+        description: "Include transactions to watch-only addresses (see 'importaddress')",
+      },
     ],
-    result: ['[                                   (json array)', '  {                                 (json object)', ...ENTRY_FIELDS, '  },', '  ...', ']'].join('\n'),
+    result: [
+      '[                                   (json array)',
+      '  {                                 (json object)',
+      ...ENTRY_FIELDS,
+      '  },',
+      '  ...',
+      ']',
+    ].join('\n'),
     examples: [{ args: [] }, { args: ['*', 20, 100], description: 'List transactions 100 to 120' }],
     handler: async ([label, count, skip, includeWatchonly], call) => {
       const wallet = walletOf(ctx, call);
@@ -98,12 +116,38 @@ export function registerHistoryMethods(registry: RpcRegistry, ctx: NodeContext):
       'If "blockhash" is no longer a part of the main chain, transactions from the fork point onward are included.\n' +
       'Additionally, if include_removed is set, transactions affecting the wallet which were removed are returned in the "removed" array.',
     params: [
-      { name: 'blockhash', type: 'string', optional: true, description: 'If set, the block hash to list transactions since, otherwise list all transactions.' },
-      { name: 'target_confirmations', type: 'integer', default: 1, description: 'Return the nth block hash from the main chain. e.g. 1 would mean the best block hash. Note: this is not used as a filter, but only affects [lastblock] in the return value' },
-      { name: 'include_watchonly', type: 'boolean', default: false, description: "Include transactions to watch-only addresses (see 'importaddress')" },
-      { name: 'include_removed', type: 'boolean', default: true, description: 'Show transactions that were removed due to a reorg in the "removed" array\n(not guaranteed to work on pruned nodes)' },
+      {
+        name: 'blockhash',
+        type: 'string',
+        optional: true,
+        description: 'If set, the block hash to list transactions since, otherwise list all transactions.',
+      },
+      {
+        name: 'target_confirmations',
+        type: 'integer',
+        default: 1,
+        description:
+          'Return the nth block hash from the main chain. e.g. 1 would mean the best block hash. Note: this is not used as a filter, but only affects [lastblock] in the return value',
+      },
+      {
+        name: 'include_watchonly',
+        type: 'boolean',
+        default: false,
+        description: "Include transactions to watch-only addresses (see 'importaddress')",
+      },
+      {
+        name: 'include_removed',
+        type: 'boolean',
+        default: true,
+        description: 'Show transactions that were removed due to a reorg in the "removed" array\n(not guaranteed to work on pruned nodes)',
+      },
       { name: 'include_change', type: 'boolean', default: false, description: 'Also add entries for change outputs.' },
-      { name: 'label', type: 'string', optional: true, description: 'Return only incoming transactions paying to addresses with the specified label.' },
+      {
+        name: 'label',
+        type: 'string',
+        optional: true,
+        description: 'Return only incoming transactions paying to addresses with the specified label.',
+      },
     ],
     result: [
       '{                                     (json object)',
@@ -161,13 +205,23 @@ export function registerHistoryMethods(registry: RpcRegistry, ctx: NodeContext):
     description: 'Get detailed information about in-wallet transaction <txid>',
     params: [
       { name: 'txid', type: 'string', description: 'The transaction id' },
-      { name: 'include_watchonly', type: 'boolean', default: false, description: 'Whether to include watch-only addresses in balance calculation and details[]' },
-      { name: 'verbose', type: 'boolean', default: false, description: 'Whether to include a `decoded` field containing the decoded transaction (equivalent to RPC decoderawtransaction)' },
+      {
+        name: 'include_watchonly',
+        type: 'boolean',
+        default: false,
+        description: 'Whether to include watch-only addresses in balance calculation and details[]',
+      },
+      {
+        name: 'verbose',
+        type: 'boolean',
+        default: false,
+        description: 'Whether to include a `decoded` field containing the decoded transaction (equivalent to RPC decoderawtransaction)',
+      },
     ],
     result: [
       '{                                       (json object)',
       '  "amount" : n,                         (numeric) The amount in coins',
-      "  \"fee\" : n,                            (numeric, optional) The amount of the fee in coins. This is negative and only available for the 'send' category of transactions.",
+      '  "fee" : n,                            (numeric, optional) The amount of the fee in coins. This is negative and only available for the \'send\' category of transactions.',
       '  (the fields of a listtransactions entry from "confirmations" to "bip125-replaceable")',
       '  "details" : [                         (json array)',
       '    {                                   (json object) as listtransactions entries: involvesWatchonly, address, category, amount, label, vout, fee, abandoned',

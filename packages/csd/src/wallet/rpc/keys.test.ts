@@ -115,6 +115,6 @@ test('every wallet method documents itself; help lists them under == Wallet ==',
       .split('\n')
       .map((l) => l.split(' ')[0])
       .filter(Boolean);
-    assert.equal(names.length, 32, names.join(" "));
+    assert.equal(names.length, 32, names.join(' '));
     for (const name of names) assert.match(node.registry.help(name), new RegExp(`^${name}( |\\n)`));
   }));

@@ -105,7 +105,13 @@ export function registerKeyMethods(registry: RpcRegistry, ctx: NodeContext): voi
       "If 'label' is specified, it is added to the address book\n" +
       "so payments received with the address will be associated with 'label'.",
     params: [
-      { name: 'label', type: 'string', default: '', description: 'The label name for the address to be linked to. It can also be set to the empty string "" to represent the default label. The label does not need to be unique.' },
+      {
+        name: 'label',
+        type: 'string',
+        default: '',
+        description:
+          'The label name for the address to be linked to. It can also be set to the empty string "" to represent the default label. The label does not need to be unique.',
+      },
       { name: 'address_type', type: 'string', optional: true, description: 'The address type to use. Options are "legacy" and "bech32" (default).' },
     ],
     result: '"str"    (string) The new cs address',
@@ -122,7 +128,9 @@ export function registerKeyMethods(registry: RpcRegistry, ctx: NodeContext): voi
     name: 'getrawchangeaddress',
     category: 'Wallet',
     description: 'Returns a new cs address, for receiving change.\nThis is for use with raw transactions, NOT normal use.',
-    params: [{ name: 'address_type', type: 'string', optional: true, description: 'The address type to use. Options are "legacy" and "bech32" (default).' }],
+    params: [
+      { name: 'address_type', type: 'string', optional: true, description: 'The address type to use. Options are "legacy" and "bech32" (default).' },
+    ],
     result: '"str"    (string) The address',
     examples: [{ args: [] }, { args: ['legacy'] }],
     handler: async ([addressType], call) => {
@@ -135,7 +143,8 @@ export function registerKeyMethods(registry: RpcRegistry, ctx: NodeContext): voi
   registry.register({
     name: 'getaddressinfo',
     category: 'Wallet',
-    description: 'Return information about the given cs address.\nSome of the information will only be present if the address is in the active wallet.',
+    description:
+      'Return information about the given cs address.\nSome of the information will only be present if the address is in the active wallet.',
     params: [{ name: 'address', type: 'string', description: 'The cs address for which to get information.' }],
     result: [
       '{                                   (json object)',

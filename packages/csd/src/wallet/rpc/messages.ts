@@ -24,7 +24,8 @@ export function registerSignMessageMethod(registry: RpcRegistry, ctx: NodeContex
   registry.register({
     name: 'signmessage',
     category: 'Wallet',
-    description: 'Sign a message with the private key of an address\nRequires wallet passphrase to be set with walletpassphrase call if wallet is encrypted.',
+    description:
+      'Sign a message with the private key of an address\nRequires wallet passphrase to be set with walletpassphrase call if wallet is encrypted.',
     params: [
       { name: 'address', type: 'string', description: 'The cs address (legacy or bech32 P2WPKH) to use for the private key.' },
       { name: 'message', type: 'string', description: 'The message to create a signature of.' },

@@ -159,7 +159,8 @@ export function registerKeySigningMethods(registry: RpcRegistry, ctx: NodeContex
     handler: async ([hexstring, privkeys, prevtxs, sighashtype]) => {
       const tx = decodeOrThrow(hexstring);
       const keys = privkeys.map((value) => {
-        if (typeof value !== 'string') throw new RpcError(RpcErrorCode.MISC_ERROR, `JSON value of type ${jsonTypeName(value)} is not of expected type string`);
+        if (typeof value !== 'string')
+          throw new RpcError(RpcErrorCode.MISC_ERROR, `JSON value of type ${jsonTypeName(value)} is not of expected type string`);
         try {
           const { privateKey, compressed } = decodeWif(value, ctx.params.address);
           return { privateKey, publicKey: publicKeyCreate(privateKey, compressed) };
@@ -177,4 +178,3 @@ export function registerKeySigningMethods(registry: RpcRegistry, ctx: NodeContex
     },
   });
 }
-

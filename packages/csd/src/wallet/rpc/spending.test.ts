@@ -50,7 +50,10 @@ test('sendtoaddress pays, makes change to a fresh change address and pays the fe
     assert.deepEqual(b.mine, { trusted: Number(12_400_000_000n - fee) / 1e8, untrusted_pending: 0, immature: 1250 });
     const gt = await node.call<Json>('gettransaction', txid);
     assert.deepEqual([gt.amount, gt.fee, gt.comment, gt.to, gt.confirmations, gt.trusted], [-1, -Number(fee) / 1e8, 'rent', 'landlord', 0, true]);
-    assert.deepEqual((gt.details as Json[]).map((d) => [d.category, d.address, d.amount]), [['send', FOREIGN, -1]]);
+    assert.deepEqual(
+      (gt.details as Json[]).map((d) => [d.category, d.address, d.amount]),
+      [['send', FOREIGN, -1]],
+    );
     assert.equal(tx.inputs[0].sequence, 0xfffffffd);
     // Anti-fee-sniping: the tip height, sometimes up to 99 blocks less.
     assert.ok(tx.locktime <= node.ctx.chain.height && tx.locktime > node.ctx.chain.height - 100);
@@ -90,18 +93,21 @@ test('sendtoaddress: explicit fee rates, settxfee, subtracting the fee from the 
   }));
 
 test('errors: insufficient funds -6, invalid address -5, bad amounts -3, no fee estimate -6', () =>
-  withWalletNode(async (node) => {
-    const empty = await node.callError('sendtoaddress', FOREIGN, 1);
-    assert.deepEqual([empty.code, empty.message], [-6, 'Insufficient funds']);
-    await fund(node);
-    assert.equal((await node.callError('sendtoaddress', FOREIGN, 126)).code, -6);
-    const bad = await node.callError('sendtoaddress', 'csrt1qbogus', 1);
-    assert.deepEqual([bad.code, bad.message], [-5, 'Invalid cs address: csrt1qbogus']);
-    assert.equal((await node.callError('sendtoaddress', FOREIGN, 0)).code, -3);
-    assert.equal((await node.callError('sendtoaddress', FOREIGN, 0.000001)).message, 'Transaction amount too small');
-    assert.equal((await node.callError('sendmany', 'x', { [FOREIGN]: 1 })).code, -8);
-    assert.equal((await node.callError('sendmany', '', { [FOREIGN]: -1 })).code, -3);
-  }, { fallbackFee: 20_000n }));
+  withWalletNode(
+    async (node) => {
+      const empty = await node.callError('sendtoaddress', FOREIGN, 1);
+      assert.deepEqual([empty.code, empty.message], [-6, 'Insufficient funds']);
+      await fund(node);
+      assert.equal((await node.callError('sendtoaddress', FOREIGN, 126)).code, -6);
+      const bad = await node.callError('sendtoaddress', 'csrt1qbogus', 1);
+      assert.deepEqual([bad.code, bad.message], [-5, 'Invalid cs address: csrt1qbogus']);
+      assert.equal((await node.callError('sendtoaddress', FOREIGN, 0)).code, -3);
+      assert.equal((await node.callError('sendtoaddress', FOREIGN, 0.000001)).message, 'Transaction amount too small');
+      assert.equal((await node.callError('sendmany', 'x', { [FOREIGN]: 1 })).code, -8);
+      assert.equal((await node.callError('sendmany', '', { [FOREIGN]: -1 })).code, -3);
+    },
+    { fallbackFee: 20_000n },
+  ));
 
 test('without a fee estimate and without -fallbackfee sending fails as in Core', () =>
   withWalletNode(
@@ -125,7 +131,7 @@ test('sendmany pays several recipients in one transaction, some of them paying t
     // As Core: the recipients pay the fee but for the change output's share, which the change pays.
     const changeFee = feeForSize(FALLBACK, 31);
     assert.equal(value(FOREIGN) + value(FOREIGN2), 300_000_000n - (fee - changeFee));
-    assert.equal(value(FOREIGN2) - value(FOREIGN), 100_000_000n + (fee - changeFee) % 2n);
+    assert.equal(value(FOREIGN2) - value(FOREIGN), 100_000_000n + ((fee - changeFee) % 2n));
     const entries = (await node.call<Json[]>('listtransactions')).filter((e) => e.txid === txid);
     assert.deepEqual(entries.map((e) => e.category).sort(), ['receive', 'send', 'send', 'send']);
     const dup = await node.callError('sendmany', '', { [FOREIGN]: 1, [FOREIGN.toUpperCase()]: 2 });
@@ -155,7 +161,10 @@ test('lockunspent keeps a coin out of coin selection, also across a restart', ()
     const txid = await node.call<string>('sendtoaddress', FOREIGN, 5);
     const { tx } = mempoolTx(node, txid);
     const free = coins[9];
-    assert.deepEqual(tx.inputs.map((i) => Buffer.from(i.prevout.txid).reverse().toString('hex')), [free.txid]);
+    assert.deepEqual(
+      tx.inputs.map((i) => Buffer.from(i.prevout.txid).reverse().toString('hex')),
+      [free.txid],
+    );
 
     assert.equal(await node.call('lockunspent', true, [locked[0]]), true);
     assert.equal((await node.call<Json[]>('listlockunspent')).length, 8);
@@ -199,7 +208,11 @@ test('signrawtransactionwithkey signs with the given keys only and reports input
     assert.match(await node.call<string>('sendrawtransaction', signed.hex), /^[0-9a-f]{64}$/);
 
     const other = encodeWif({ privateKey: new Uint8Array(32).fill(8), compressed: true }, REGTEST.address);
-    const raw2 = await node.call<string>('createrawtransaction', [{ txid: Buffer.from(node.fixture.coin(6).outpoint.txid).reverse().toString('hex'), vout: 0 }], { [FOREIGN]: 12 });
+    const raw2 = await node.call<string>(
+      'createrawtransaction',
+      [{ txid: Buffer.from(node.fixture.coin(6).outpoint.txid).reverse().toString('hex'), vout: 0 }],
+      { [FOREIGN]: 12 },
+    );
     const partial = await node.call<{ complete: boolean; errors: Json[] }>('signrawtransactionwithkey', raw2, [other]);
     assert.equal(partial.complete, false);
     // Core's message for a P2WPKH input without its two witness items.

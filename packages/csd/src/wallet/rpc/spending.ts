@@ -149,13 +149,40 @@ export function registerSpendingMethods(registry: RpcRegistry, ctx: NodeContext)
     params: [
       { name: 'address', type: 'string', description: 'The cs address to send to.' },
       { name: 'amount', type: 'amount', description: 'The amount in coins to send. eg 0.1' },
-      { name: 'comment', type: 'string', optional: true, description: 'A comment used to store what the transaction is for.\nThis is not part of the transaction, just kept in your wallet.' },
-      { name: 'comment_to', type: 'string', optional: true, description: 'A comment to store the name of the person or organization\nto which you\'re sending the transaction. This is not part of the\ntransaction, just kept in your wallet.' },
-      { name: 'subtractfeefromamount', type: 'boolean', default: false, description: 'The fee will be deducted from the amount being sent.\nThe recipient will receive less coins than you enter in the amount field.' },
-      { name: 'replaceable', type: 'boolean', default: DEFAULT_REPLACEABLE, description: 'Signal that this transaction can be replaced by a transaction (BIP 125)' },
+      {
+        name: 'comment',
+        type: 'string',
+        optional: true,
+        description: 'A comment used to store what the transaction is for.\nThis is not part of the transaction, just kept in your wallet.',
+      },
+      {
+        name: 'comment_to',
+        type: 'string',
+        optional: true,
+        description:
+          "A comment to store the name of the person or organization\nto which you're sending the transaction. This is not part of the\ntransaction, just kept in your wallet.",
+      },
+      {
+        name: 'subtractfeefromamount',
+        type: 'boolean',
+        default: false,
+        description:
+          'The fee will be deducted from the amount being sent.\nThe recipient will receive less coins than you enter in the amount field.',
+      },
+      {
+        name: 'replaceable',
+        type: 'boolean',
+        default: DEFAULT_REPLACEABLE,
+        description: 'Signal that this transaction can be replaced by a transaction (BIP 125)',
+      },
       { name: 'conf_target', type: 'integer', optional: true, description: CONF_TARGET_DESCRIPTION },
       { name: 'estimate_mode', type: 'string', default: 'unset', description: ESTIMATE_MODE_DESCRIPTION },
-      { name: 'avoid_reuse', type: 'boolean', default: true, description: '(only available if avoid_reuse wallet flag is set, which csd never sets) Avoid spending from dirty addresses' },
+      {
+        name: 'avoid_reuse',
+        type: 'boolean',
+        default: true,
+        description: '(only available if avoid_reuse wallet flag is set, which csd never sets) Avoid spending from dirty addresses',
+      },
       { name: 'fee_rate', type: 'any', optional: true, description: FEE_RATE_DESCRIPTION },
       { name: 'verbose', type: 'boolean', default: false, description: 'If true, return extra information about the transaction.' },
     ],
@@ -168,7 +195,12 @@ export function registerSpendingMethods(registry: RpcRegistry, ctx: NodeContext)
         const fee = feeRequest(confTarget, estimateMode, feeRate === undefined || feeRate === null ? undefined : parseFeeRatePerVbyte(feeRate));
         const script = parseAddress(ctx, address);
         if (amount <= 0n) throw new RpcError(RpcErrorCode.TYPE_ERROR, 'Invalid amount for send');
-        const outcome = send(wallet, [{ script, amount, subtractFee }], { fee, minConf: 0, replaceable }, { comment: comment ?? '', commentTo: commentTo ?? '' });
+        const outcome = send(
+          wallet,
+          [{ script, amount, subtractFee }],
+          { fee, minConf: 0, replaceable },
+          { comment: comment ?? '', commentTo: commentTo ?? '' },
+        );
         return sendResult(outcome, verbose);
       });
     },
@@ -177,14 +209,26 @@ export function registerSpendingMethods(registry: RpcRegistry, ctx: NodeContext)
   registry.register({
     name: 'sendmany',
     category: 'Wallet',
-    description: 'Send multiple times. Amounts are double-precision floating point numbers.\nRequires wallet passphrase to be set with walletpassphrase call if wallet is encrypted.',
+    description:
+      'Send multiple times. Amounts are double-precision floating point numbers.\nRequires wallet passphrase to be set with walletpassphrase call if wallet is encrypted.',
     params: [
       { name: 'dummy', type: 'string', description: 'Must be set to "" for backwards compatibility.' },
       { name: 'amounts', type: 'object', description: 'The addresses and amounts: {"address": amount, ...}' },
       { name: 'minconf', type: 'integer', optional: true, description: 'Ignored dummy value (as in Core)' },
       { name: 'comment', type: 'string', optional: true, description: 'A comment' },
-      { name: 'subtractfeefrom', type: 'array', default: [], description: 'The addresses.\nThe fee will be equally deducted from the amount of each selected address.\nThose recipients will receive less coins than you enter in their corresponding amount field.\nIf no addresses are specified here, the sender pays the fee.' },
-      { name: 'replaceable', type: 'boolean', default: DEFAULT_REPLACEABLE, description: 'Signal that this transaction can be replaced by a transaction (BIP 125)' },
+      {
+        name: 'subtractfeefrom',
+        type: 'array',
+        default: [],
+        description:
+          'The addresses.\nThe fee will be equally deducted from the amount of each selected address.\nThose recipients will receive less coins than you enter in their corresponding amount field.\nIf no addresses are specified here, the sender pays the fee.',
+      },
+      {
+        name: 'replaceable',
+        type: 'boolean',
+        default: DEFAULT_REPLACEABLE,
+        description: 'Signal that this transaction can be replaced by a transaction (BIP 125)',
+      },
       { name: 'conf_target', type: 'integer', optional: true, description: CONF_TARGET_DESCRIPTION },
       { name: 'estimate_mode', type: 'string', default: 'unset', description: ESTIMATE_MODE_DESCRIPTION },
       { name: 'fee_rate', type: 'any', optional: true, description: FEE_RATE_DESCRIPTION },
@@ -216,7 +260,8 @@ export function registerSpendingMethods(registry: RpcRegistry, ctx: NodeContext)
   registry.register({
     name: 'settxfee',
     category: 'Wallet',
-    description: 'Set the transaction fee rate in coins/kvB for this wallet. Overrides the global -paytxfee command line parameter.\nCan be deactivated by passing 0 as the fee. In that case automatic fee selection will be used by default.\nThe setting lasts until the node stops.',
+    description:
+      'Set the transaction fee rate in coins/kvB for this wallet. Overrides the global -paytxfee command line parameter.\nCan be deactivated by passing 0 as the fee. In that case automatic fee selection will be used by default.\nThe setting lasts until the node stops.',
     params: [{ name: 'amount', type: 'amount', description: 'The transaction fee rate in coins/kvB' }],
     result: 'true|false    (boolean) Returns true if successful',
     examples: [{ args: [0.00001] }],
@@ -224,9 +269,12 @@ export function registerSpendingMethods(registry: RpcRegistry, ctx: NodeContext)
       const wallet = walletOf(ctx, call);
       const minRelay = ctx.mempool.info().minrelaytxfee;
       // -maxtxfee (0.1 coin) as a rate per kvB is the most settxfee may ask.
-      if (amount > MAX_TX_FEE) throw new RpcError(RpcErrorCode.INVALID_PARAMETER, `txfee cannot be more than wallet max tx fee (${formatFeeRate(MAX_TX_FEE)})`);
-      if (amount !== 0n && amount < minRelay) throw new RpcError(RpcErrorCode.INVALID_PARAMETER, `txfee cannot be less than min relay tx fee (${formatFeeRate(minRelay)})`);
-      if (amount !== 0n && amount < WALLET_MIN_FEE) throw new RpcError(RpcErrorCode.INVALID_PARAMETER, `txfee cannot be less than wallet min fee (${formatFeeRate(WALLET_MIN_FEE)})`);
+      if (amount > MAX_TX_FEE)
+        throw new RpcError(RpcErrorCode.INVALID_PARAMETER, `txfee cannot be more than wallet max tx fee (${formatFeeRate(MAX_TX_FEE)})`);
+      if (amount !== 0n && amount < minRelay)
+        throw new RpcError(RpcErrorCode.INVALID_PARAMETER, `txfee cannot be less than min relay tx fee (${formatFeeRate(minRelay)})`);
+      if (amount !== 0n && amount < WALLET_MIN_FEE)
+        throw new RpcError(RpcErrorCode.INVALID_PARAMETER, `txfee cannot be less than wallet min fee (${formatFeeRate(WALLET_MIN_FEE)})`);
       wallet.payTxFee = amount;
       return true;
     },
@@ -254,7 +302,12 @@ export function registerSpendingMethods(registry: RpcRegistry, ctx: NodeContext)
           'fee_rate (units/vB), feeRate (coins/kvB), subtractFeeFromOutputs ([vout_index,...]), replaceable (default true),\n' +
           'conf_target, estimate_mode, minconf (default 0)',
       },
-      { name: 'iswitness', type: 'boolean', optional: true, description: 'Whether the transaction hex is a serialized witness transaction (see decoderawtransaction).' },
+      {
+        name: 'iswitness',
+        type: 'boolean',
+        optional: true,
+        description: 'Whether the transaction hex is a serialized witness transaction (see decoderawtransaction).',
+      },
     ],
     result: [
       '{                     (json object)',
@@ -305,7 +358,12 @@ export function registerSpendingMethods(registry: RpcRegistry, ctx: NodeContext)
     params: [
       { name: 'unlock', type: 'boolean', description: 'Whether to unlock (true) or lock (false) the specified transactions' },
       { name: 'transactions', type: 'array', default: [], description: 'The transaction outputs and within each, the txid (string) vout (numeric).' },
-      { name: 'persistent', type: 'boolean', default: true, description: 'Whether to write/erase this lock in the wallet database, or keep the change in memory only. Ignored for unlocking.' },
+      {
+        name: 'persistent',
+        type: 'boolean',
+        default: true,
+        description: 'Whether to write/erase this lock in the wallet database, or keep the change in memory only. Ignored for unlocking.',
+      },
     ],
     result: 'true|false    (boolean) Whether the command was successful or not',
     examples: [{ args: [false, [{ txid: EXAMPLE_TXID, vout: 1 }]] }, { args: [true, [{ txid: EXAMPLE_TXID, vout: 1 }]] }],
@@ -337,9 +395,19 @@ export function registerSpendingMethods(registry: RpcRegistry, ctx: NodeContext)
     category: 'Wallet',
     description: 'Returns list of temporarily unspendable outputs.\nSee the lockunspent call to lock and unlock transactions for spending.',
     params: [],
-    result: ['[                      (json array)', '  {                    (json object)', '    "txid" : "hex",    (string) The transaction id locked', '    "vout" : n         (numeric) The vout value', '  },', '  ...', ']'].join('\n'),
+    result: [
+      '[                      (json array)',
+      '  {                    (json object)',
+      '    "txid" : "hex",    (string) The transaction id locked',
+      '    "vout" : n         (numeric) The vout value',
+      '  },',
+      '  ...',
+      ']',
+    ].join('\n'),
     examples: [{ args: [] }],
-    handler: async (_args, call) => walletOf(ctx, call).locks.list().map((c) => ({ txid: c.txid, vout: c.vout })),
+    handler: async (_args, call) =>
+      walletOf(ctx, call)
+        .locks.list()
+        .map((c) => ({ txid: c.txid, vout: c.vout })),
   });
 }
-

@@ -37,7 +37,10 @@ test('mined coins are immature for 100 confirmations, then spendable; listtransa
     assert.deepEqual(b.mine, { trusted: 0, untrusted_pending: 0, immature: 12.5 });
     assert.deepEqual(b.lastprocessedblock, { hash, height: 111 });
     let [entry] = await node.call<Json[]>('listtransactions');
-    assert.deepEqual([entry.category, entry.amount, entry.address, entry.confirmations, entry.generated, entry.blockhash], ['immature', 12.5, address, 1, true, hash]);
+    assert.deepEqual(
+      [entry.category, entry.amount, entry.address, entry.confirmations, entry.generated, entry.blockhash],
+      ['immature', 12.5, address, 1, true, hash],
+    );
     assert.deepEqual(await node.call('listunspent'), []);
     assert.equal((await node.call<Json[]>('listunspent', 1, 9999999, [], true, { include_immature_coinbase: true })).length, 1);
 
@@ -75,7 +78,9 @@ test('a payment is untrusted while unconfirmed, trusted once mined, unconfirmed 
     assert.deepEqual(b.mine, { trusted: 3, untrusted_pending: 0, immature: 0 });
     const gt = await node.call<Json>('gettransaction', tx.txidHex);
     assert.deepEqual([gt.amount, gt.fee, gt.confirmations, gt.blockhash, gt.blockheight], [3, undefined, 1, mined, 111]);
-    assert.deepEqual(gt.details, [{ involvesWatchonly: undefined, address, category: 'receive', amount: 3, label: 'pay me', vout: 0, fee: undefined, abandoned: undefined }]);
+    assert.deepEqual(gt.details, [
+      { involvesWatchonly: undefined, address, category: 'receive', amount: 3, label: 'pay me', vout: 0, fee: undefined, abandoned: undefined },
+    ]);
 
     // The block leaves the chain: the payment is back in the mempool, unconfirmed.
     await node.call('invalidateblock', mined);
@@ -118,7 +123,7 @@ test('importprivkey with rescan finds the coins the key holds', () =>
     assert.equal(await node.call('getbalance'), 125);
   }));
 
-test('abortrescan and the RPC server stopping end a rescan early with Core\'s errors', () =>
+test("abortrescan and the RPC server stopping end a rescan early with Core's errors", () =>
   withWalletNode(async (node) => {
     assert.equal(await node.call('abortrescan'), false, 'no rescan under way');
     // A rescan runs in batches of blocks and gives other calls a turn in between.
@@ -186,13 +191,19 @@ test('listsinceblock lists what happened after a block, and what a reorg removed
     accepted(node.fixture.mempool.accept(tx));
     const [mined] = await node.mine(1, FOREIGN);
     let since = await node.call<{ transactions: Json[]; removed: Json[]; lastblock: string }>('listsinceblock', before);
-    assert.deepEqual(since.transactions.map((t) => t.txid), [tx.txidHex]);
+    assert.deepEqual(
+      since.transactions.map((t) => t.txid),
+      [tx.txidHex],
+    );
     assert.equal(since.lastblock, mined);
     since = await node.call('listsinceblock', mined);
     assert.deepEqual(since.transactions, []);
     await node.call('invalidateblock', mined);
     await node.mine(2, FOREIGN);
     since = await node.call('listsinceblock', mined);
-    assert.deepEqual(since.removed.map((t) => t.txid), [tx.txidHex]);
+    assert.deepEqual(
+      since.removed.map((t) => t.txid),
+      [tx.txidHex],
+    );
     assert.equal((await node.callError('listsinceblock', '11'.repeat(32))).code, -5);
   }));
