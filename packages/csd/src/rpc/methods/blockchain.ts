@@ -2,9 +2,6 @@
  * The Blockchain category, as Core's rpc/blockchain.cpp and rpc/mempool.cpp offer it: the active
  * chain and its blocks, the UTXO set, the mempool's contents, and invalidate/reconsider. Results
  * are shaped by format/json.ts, which REST shares, so both interfaces agree field for field.
- *
- * The argument helpers at the top (hashes, verbosity, Core's integer reads) are exported for the
- * raw transaction methods, which parse the same way.
  */
 import { createHash } from 'node:crypto';
 import { Block, ValidationError, Writer, getDifficulty, hashFromHex, hashToHex, type OutPoint } from '@cs/consensus';
@@ -17,7 +14,8 @@ import type { MempoolEntry } from '../../mempool/entry.ts';
 import { mempoolInfoJson } from '../../mempool/info.ts';
 import type { NodeContext } from '../../node/context.ts';
 import { RpcError, RpcErrorCode } from '../errors.ts';
-import { jsonTypeName, type JsonObject, type JsonValue } from '../json.ts';
+import type { JsonObject, JsonValue } from '../json.ts';
+import { INT32_MAX, INT32_MIN, jsonInteger, parseHashV, parseVerbosity } from '../params.ts';
 import type { RpcRegistry } from '../registry.ts';
 
 /**
@@ -26,67 +24,11 @@ import type { RpcRegistry } from '../registry.ts';
  */
 export const MAX_TIP_AGE = 24 * 60 * 60;
 
-const HASH_HEX = /^[0-9a-fA-F]{64}$/;
-const HEX_DIGITS = /^[0-9a-fA-F]*$/;
-export const INT32_MIN = -0x80000000;
-export const INT32_MAX = 0x7fffffff;
-
-// ---- argument helpers, with Core's codes and messages ----
-
-/**
- * Core's UniValue::get_str: a value that is not a string is a runtime error (-1). Parameters the
- * registry types as 'string' never get here with another type; values inside objects do.
- */
-export function jsonString(value: JsonValue | undefined): string {
-  if (typeof value === 'string') return value;
-  throw new RpcError(RpcErrorCode.MISC_ERROR, `JSON value of type ${jsonTypeName(value ?? null)} is not of expected type string`);
-}
-
-/**
- * Core's UniValue::getInt<T>: a number that is not an integer within [min, max] fails as "JSON
- * integer out of range" (-1); another JSON type fails with the type error Core's UniValue throws.
- */
-export function jsonInteger(value: JsonValue | undefined, min: number, max: number): number {
-  if (typeof value !== 'number') {
-    throw new RpcError(RpcErrorCode.MISC_ERROR, `JSON value of type ${jsonTypeName(value ?? null)} is not of expected type number`);
-  }
-  if (!Number.isInteger(value) || value < min || value > max) throw new RpcError(RpcErrorCode.MISC_ERROR, 'JSON integer out of range');
-  return value;
-}
-
-/** Core's ParseHashV: a 64-digit hex hash (display order), returned lower-case as the chain's maps key it. */
-export function parseHashV(value: JsonValue | undefined, name: string): string {
-  const text = jsonString(value);
-  if (HASH_HEX.test(text)) return text.toLowerCase();
-  if (text.length !== 64) {
-    throw new RpcError(RpcErrorCode.INVALID_PARAMETER, `${name} must be of length 64 (not ${text.length}, for '${text}')`);
-  }
-  throw new RpcError(RpcErrorCode.INVALID_PARAMETER, `${name} must be hexadecimal string (not '${text}')`);
-}
-
-/**
- * Core's ParseVerbosity: an integer, or (where `allowBool`) a boolean meaning 1 or 0; null or
- * absent is the default.
- */
-export function parseVerbosity(value: JsonValue | undefined, fallback: number, allowBool: boolean): number {
-  if (value === undefined || value === null) return fallback;
-  if (typeof value === 'boolean') {
-    if (!allowBool) throw new RpcError(RpcErrorCode.TYPE_ERROR, 'Verbosity was boolean but only integer allowed');
-    return value ? 1 : 0;
-  }
-  return jsonInteger(value, INT32_MIN, INT32_MAX);
-}
-
 /** The block with this hash, or Core's -5 "Block not found". */
 export function lookupBlock(chain: Chain, hash: string): BlockIndexEntry {
   const entry = chain.entry(hash);
   if (!entry) throw new RpcError(RpcErrorCode.INVALID_ADDRESS_OR_KEY, 'Block not found');
   return entry;
-}
-
-/** Whether `text` is hex digits in pairs, possibly none (decodescript accepts the empty script). */
-export function isHexOrEmpty(text: string): boolean {
-  return text.length % 2 === 0 && HEX_DIGITS.test(text);
 }
 
 // ---- chain state summaries ----

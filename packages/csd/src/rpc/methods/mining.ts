@@ -31,7 +31,7 @@ import { DEFAULT_LONGPOLL_TIMING, waitForTemplateChange, type LongpollTiming, ty
 import { TemplateSource, blockTime, type BlockTemplate } from '../../mining/template.ts';
 import { testBlockValidity } from '../../mining/validity.ts';
 import type { NodeContext } from '../../node/context.ts';
-import { INT32_MAX, INT32_MIN, jsonInteger, parseHashV } from './blockchain.ts';
+import { INT32_MAX, INT32_MIN, jsonInteger, parseHashV } from '../params.ts';
 import { feeRateToCoins } from '../../policy/feerate.ts';
 import { RpcError, RpcErrorCode } from '../errors.ts';
 import { jsonTypeName, type JsonObject, type JsonValue } from '../json.ts';

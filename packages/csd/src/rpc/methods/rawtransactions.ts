@@ -38,7 +38,7 @@ import { amountFromValue } from '../amount.ts';
 import { RpcError, RpcErrorCode } from '../errors.ts';
 import { isJsonObject, jsonTypeName, type JsonObject, type JsonValue } from '../json.ts';
 import type { RpcRegistry } from '../registry.ts';
-import { isHexOrEmpty, jsonInteger, jsonString, parseHashV, parseVerbosity } from './blockchain.ts';
+import { isHexOrEmpty, jsonInteger, jsonString, parseHashV, parseVerbosity } from '../params.ts';
 
 /**
  * A transaction index (-txindex): where a confirmed transaction is. csd has none yet; when it

@@ -8,7 +8,7 @@ import { amountToJson } from '../../format/json.ts';
 import type { NodeContext } from '../../node/context.ts';
 import { feeRateToCoins } from '../../policy/feerate.ts';
 import { amountFromValue } from '../../rpc/amount.ts';
-import { jsonString } from '../../rpc/methods/blockchain.ts';
+import { jsonString } from '../../rpc/params.ts';
 import { RpcError, RpcErrorCode } from '../../rpc/errors.ts';
 import { isJsonObject, type JsonObject } from '../../rpc/json.ts';
 import type { RpcRegistry } from '../../rpc/registry.ts';

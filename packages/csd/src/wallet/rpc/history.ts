@@ -4,7 +4,8 @@
  */
 import { amountToJson, txToJson } from '../../format/json.ts';
 import type { NodeContext } from '../../node/context.ts';
-import { lookupBlock, parseHashV } from '../../rpc/methods/blockchain.ts';
+import { lookupBlock } from '../../rpc/methods/blockchain.ts';
+import { parseHashV } from '../../rpc/params.ts';
 import { RpcError, RpcErrorCode } from '../../rpc/errors.ts';
 import type { JsonObject } from '../../rpc/json.ts';
 import type { RpcRegistry } from '../../rpc/registry.ts';

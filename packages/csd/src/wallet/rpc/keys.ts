@@ -17,7 +17,7 @@ import {
   type Destination,
 } from '@cs/consensus';
 import type { NodeContext } from '../../node/context.ts';
-import { isHexOrEmpty } from '../../rpc/methods/blockchain.ts';
+import { isHexOrEmpty } from '../../rpc/params.ts';
 import { RpcError, RpcErrorCode } from '../../rpc/errors.ts';
 import type { JsonObject } from '../../rpc/json.ts';
 import type { RpcRegistry } from '../../rpc/registry.ts';

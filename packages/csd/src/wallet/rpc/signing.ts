@@ -5,7 +5,7 @@
 import { AddressError, decodeWif, fromHex, hashToHex, publicKeyCreate, toHex, type Transaction, type TxOut } from '@cs/consensus';
 import type { NodeContext } from '../../node/context.ts';
 import { amountFromValue } from '../../rpc/amount.ts';
-import { isHexOrEmpty, jsonInteger, jsonString, parseHashV } from '../../rpc/methods/blockchain.ts';
+import { isHexOrEmpty, jsonInteger, jsonString, parseHashV } from '../../rpc/params.ts';
 import { decodeHexTx } from '../../rpc/methods/rawtransactions.ts';
 import { RpcError, RpcErrorCode } from '../../rpc/errors.ts';
 import { isJsonObject, jsonTypeName, type JsonObject, type JsonValue } from '../../rpc/json.ts';

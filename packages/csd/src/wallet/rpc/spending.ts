@@ -6,7 +6,7 @@ import { addressToScript, toHex } from '@cs/consensus';
 import { amountToJson } from '../../format/json.ts';
 import type { NodeContext } from '../../node/context.ts';
 import { amountFromValue } from '../../rpc/amount.ts';
-import { jsonInteger, jsonString, parseHashV } from '../../rpc/methods/blockchain.ts';
+import { jsonInteger, jsonString, parseHashV } from '../../rpc/params.ts';
 import { broadcastError, decodeHexTx } from '../../rpc/methods/rawtransactions.ts';
 import { RpcError, RpcErrorCode } from '../../rpc/errors.ts';
 import { isJsonObject, jsonTypeName, type JsonObject, type JsonValue } from '../../rpc/json.ts';
