@@ -6,6 +6,7 @@ import type { FeeEstimator } from '../fees/estimator.ts';
 import type { AddressIndex } from '../indexes/address-index.ts';
 import type { TransactionIndex } from '../indexes/tx-index.ts';
 import type { Mempool } from '../mempool/mempool.ts';
+import type { Network } from '../p2p/network.ts';
 import type { Wallet } from '../wallet/wallet.ts';
 import type { NodeClock } from './clock.ts';
 
@@ -27,4 +28,6 @@ export interface NodeContext {
   readonly addressIndex?: AddressIndex;
   /** The node's wallet; absent with -disablewallet. */
   readonly wallet?: Wallet;
+  /** The peer-to-peer network (started last, once everything it serves is loaded). */
+  readonly network?: Network;
 }

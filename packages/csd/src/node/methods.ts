@@ -1,5 +1,6 @@
 import { registerBlockchainMethods } from '../rpc/methods/blockchain.ts';
 import { registerMiningMethods } from '../rpc/methods/mining.ts';
+import { registerNetworkMethods } from '../rpc/methods/network.ts';
 import { registerRawTransactionMethods } from '../rpc/methods/rawtransactions.ts';
 import { registerUtilMethods } from '../rpc/methods/util.ts';
 import { registerWalletMethods } from '../rpc/methods/wallet.ts';
@@ -15,4 +16,5 @@ export function registerNodeMethods(registry: RpcRegistry, ctx: NodeContext): vo
   registerUtilMethods(registry, ctx);
   registerWalletMethods(registry, ctx);
   registerZmqMethods(registry, ctx);
+  if (ctx.network) registerNetworkMethods(registry, ctx, ctx.network);
 }

@@ -104,6 +104,7 @@ export class FrameDecoder {
 
   /** The next n buffered bytes, removed from the buffer. */
   private take(n: number): Buffer {
+    if (n === 0) return Buffer.alloc(0);
     let out: Buffer;
     if (this.chunks[0].length >= n) {
       out = this.chunks[0].subarray(0, n);
