@@ -453,7 +453,10 @@ export class Network {
     if (state.headersRequested) return;
     state.headersRequested = true;
     const { chain } = this.deps;
-    state.peer.send({ command: 'getheaders', locator: chain.locator(chain.bestHeader), stop: new Uint8Array(32) });
+    // From the best header's parent (Core), so that a peer with the same tip still answers with
+    // one header and we learn that it has our chain.
+    const best = chain.bestHeader;
+    state.peer.send({ command: 'getheaders', locator: chain.locator(best.prev ?? best), stop: new Uint8Array(32) });
   }
 
   private scheduleDownloads(): void {
@@ -606,7 +609,9 @@ export class Network {
       const hashHex = hashToHex(item.hash);
       state.known.add(hashHex);
       if ((item.type & ~MSG_WITNESS_FLAG) === MSG_BLOCK) {
-        if (!chain.entry(hashHex)) this.requestHeaders(state);
+        const known = chain.entry(hashHex);
+        if (!known) this.requestHeaders(state);
+        else if (!known.isFailed() && (!state.bestKnown || known.chainWork > state.bestKnown.chainWork)) state.bestKnown = known;
         continue;
       }
       const isTx = item.type === MSG_WTX ? state.peer.wtxidRelay : (item.type & ~MSG_WITNESS_FLAG) === MSG_TX;

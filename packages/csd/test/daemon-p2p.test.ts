@@ -1,0 +1,205 @@
+// The peer-to-peer network between real csd processes on loopback: sync from two peers, block
+// and transaction relay, convergence of two partitions, restarts and kill -9 mid-sync, and test
+// peers that misbehave (in the spirit of Core's p2p_invalid_messages, p2p_ibd_stalling,
+// p2p_unrequested_blocks and p2p_timeouts).
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { BlockHeader, fromHex, REGTEST } from '@cs/consensus';
+import { assembleBlock, coinbaseTx, mine, withWitnessCommitment } from '../../consensus/test/blocks.ts';
+import { MAX_HEADERS_RESULTS } from '../src/p2p/protocol.ts';
+import { Daemon } from './daemon.ts';
+import { TestPeer } from './p2p-test-peer.ts';
+
+const ADDRESS = 'csrt1qw508d6qejxtdg4y5r3zarvary0c5xw7k6zfa8x';
+const CHAIN_LENGTH = 1100;
+
+/** Polls until `check` holds; fails (never on timing alone) when it does not within two minutes. */
+async function waitUntil(what: string, check: () => Promise<boolean>): Promise<void> {
+  const deadline = Date.now() + 120_000;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+/** Tests poll often and send from the wallet before fee estimates exist. */
+const node = () => new Daemon({ args: ['-rpcratelimit=0', '-fallbackfee=0.0001'] });
+
+const tipOf = (d: Daemon) => d.call<string>('getbestblockhash');
+const addr = (d: Daemon) => `127.0.0.1:${d.p2pPort}`;
+
+async function synced(d: Daemon, to: Daemon): Promise<void> {
+  const target = await tipOf(to);
+  await waitUntil(`${addr(d)} reaches ${target}`, async () => (await tipOf(d)) === target);
+}
+
+async function headerAt(d: Daemon, height: number): Promise<BlockHeader> {
+  const hash = await d.call<string>('getblockhash', height);
+  return BlockHeader.decode(fromHex(await d.call<string>('getblockheader', hash, false)));
+}
+
+describe('p2p network', { concurrency: false }, () => {
+  const a = node();
+  const b = node();
+  const daemons: Daemon[] = [a, b];
+
+  before(async () => {
+    await a.start();
+    await a.call('generatetoaddress', CHAIN_LENGTH, await a.call<string>('getnewaddress'));
+    await b.start([`-addnode=${addr(a)}`]);
+    await synced(b, a);
+  });
+
+  after(async () => {
+    for (const d of daemons) await d.cleanup();
+  });
+
+  test('a fresh node syncs the chain from two peers, headers first, and reports it honestly', async () => {
+    const c = node();
+    daemons.push(c);
+    await c.start([`-addnode=${addr(a)}`, `-addnode=${addr(b)}`]);
+    await synced(c, a);
+    const info = await c.call<{ blocks: number; headers: number; initialblockdownload: boolean; verificationprogress: number }>('getblockchaininfo');
+    assert.equal(info.blocks, CHAIN_LENGTH);
+    assert.equal(info.headers, CHAIN_LENGTH);
+    assert.equal(info.initialblockdownload, false);
+    const peers = await c.call<{ addr: string; bytesrecv_per_msg: Record<string, number> }[]>('getpeerinfo');
+    assert.equal(peers.length, 2);
+    // Blocks came from both peers (each gets up to 16 in flight).
+    for (const p of peers) assert.ok((p.bytesrecv_per_msg.block ?? 0) > 0, `no blocks from ${p.addr}`);
+    assert.equal(await c.call('getconnectioncount'), 2);
+    await c.stop();
+  });
+
+  test('a block mined on one node reaches all, a transaction reaches every mempool', async () => {
+    const c = node();
+    daemons.push(c);
+    await c.start([`-addnode=${addr(b)}`]);
+    await synced(c, a);
+    const [mined] = await c.call<string[]>('generatetoaddress', 1, ADDRESS);
+    for (const d of [a, b]) await waitUntil(`block reaches ${addr(d)}`, async () => (await tipOf(d)) === mined);
+    const txid = await a.call<string>('sendtoaddress', ADDRESS, 1);
+    for (const d of [b, c]) await waitUntil(`tx reaches ${addr(d)}`, async () => (await d.call<string[]>('getrawmempool')).includes(txid));
+    // Confirmed on b: a and c drop it from their mempools.
+    const [confirming] = await b.call<string[]>('generatetoaddress', 1, ADDRESS);
+    for (const d of [a, c]) await waitUntil(`confirmation reaches ${addr(d)}`, async () => (await tipOf(d)) === confirming);
+    assert.deepEqual(await c.call('getrawmempool'), []);
+    await c.stop();
+  });
+
+  test('two partitions mine competing chains and converge on the most-work one', async () => {
+    const c = node();
+    daemons.push(c);
+    await c.start([`-addnode=${addr(a)}`]);
+    await synced(c, a);
+    await c.call('addnode', addr(a), 'remove');
+    await c.call('disconnectnode', addr(a));
+    await waitUntil('c is alone', async () => (await c.call<number>('getconnectioncount')) === 0);
+    // a (with b) mines 2 blocks, c mines 5: c's branch has more work.
+    await a.call('generatetoaddress', 2, ADDRESS);
+    const cBranch = await c.call<string[]>('generatetoaddress', 5, ADDRESS);
+    await synced(b, a);
+    assert.notEqual(await tipOf(a), await tipOf(c));
+    await c.call('addnode', addr(a), 'onetry');
+    for (const d of [a, b]) await waitUntil(`${addr(d)} reorganizes to c's branch`, async () => (await tipOf(d)) === cBranch[4]);
+    const tips = await a.call<{ status: string; branchlen: number }[]>('getchaintips');
+    assert.ok(tips.some((t) => t.status === 'valid-fork' && t.branchlen === 2));
+    await c.stop();
+  });
+
+  test('a node stopped and one killed -9 mid-sync both finish the sync after a restart', async () => {
+    for (const stop of ['stop', 'kill'] as const) {
+      const c = node();
+      daemons.push(c);
+      await c.start([`-addnode=${addr(a)}`]);
+      await waitUntil('sync has started', async () => (await c.call<number>('getblockcount')) > 50);
+      if (stop === 'kill') await c.kill('SIGKILL');
+      else await c.stop();
+      await c.start([`-addnode=${addr(a)}`]);
+      await synced(c, a);
+      const info = await c.call<{ blocks: number; headers: number }>('getblockchaininfo');
+      assert.equal(info.headers, info.blocks);
+      await c.stop();
+    }
+  });
+
+  test('garbage, a wrong magic, oversized and malformed messages disconnect the sender; honest peers stay', async () => {
+    const cases: [string, (p: TestPeer) => void][] = [
+      ['wrong magic', (p) => p.sendFrame('ping', new Uint8Array(8), Uint8Array.of(1, 2, 3, 4))],
+      [
+        'oversized',
+        (p) =>
+          p.sendBytes(Buffer.concat([Buffer.from(REGTEST.magic), Buffer.from('block\0\0\0\0\0\0\0'), Buffer.from([0, 0, 0x50, 0]), Buffer.alloc(4)])),
+      ],
+      ['malformed ping', (p) => p.sendFrame('ping', new Uint8Array(3))],
+      ['too many headers', (p) => p.sendFrame('headers', Uint8Array.of(0xfd, (MAX_HEADERS_RESULTS + 1) & 0xff, (MAX_HEADERS_RESULTS + 1) >> 8))],
+      ['random bytes', (p) => p.sendBytes(Buffer.from(Array.from({ length: 4096 }, (_, i) => (i * 7919) & 0xff)))],
+    ];
+    for (const [what, misbehave] of cases) {
+      const p = await TestPeer.connect(a.p2pPort);
+      misbehave(p);
+      await p.waitClosed();
+      assert.ok(p.closed, what);
+    }
+    // A frame with a bad checksum is dropped, and the connection stays (Core).
+    const p = await TestPeer.connect(a.p2pPort);
+    const frame = Buffer.from(
+      Buffer.concat([Buffer.from(REGTEST.magic), Buffer.from('ping\0\0\0\0\0\0\0\0'), Buffer.from([8, 0, 0, 0]), Buffer.alloc(4), Buffer.alloc(8)]),
+    );
+    p.sendBytes(frame);
+    p.send({ command: 'ping', nonce: 7n });
+    const pong = await p.waitFor('pong');
+    assert.equal(pong.nonce, 7n);
+    p.close();
+    // b (an honest peer of a) is still connected and a still answers.
+    const peers = await a.call<{ subver: string }[]>('getpeerinfo');
+    assert.ok(peers.some((x) => x.subver === '/csd:0.1.0/'));
+  });
+
+  test('non-continuous headers and an invalid block disconnect the sender', async () => {
+    const p = await TestPeer.connect(a.p2pPort);
+    const h1 = await headerAt(a, 1);
+    const h3 = await headerAt(a, 3);
+    p.send({ command: 'headers', headers: [h1, h3] });
+    await p.waitClosed();
+
+    // A block on a's tip whose coinbase pays ten times the subsidy (bad-cb-amount), with valid proof of work.
+    const q = await TestPeer.connect(a.p2pPort);
+    const height = await a.call<number>('getblockcount');
+    const tip = await headerAt(a, height);
+    const block = mine(
+      assembleBlock(withWitnessCommitment([coinbaseTx(height + 1, 100n * 100_000_000n)]), { prevHash: tip.hash, time: tip.time + 1 }),
+      REGTEST,
+    );
+    q.send({ command: 'block', block, raw: block.encode() });
+    await q.waitClosed();
+    assert.equal(await a.call('getblockcount'), height);
+  });
+
+  test('a peer that stalls the download window is dropped and the sync completes from others', async () => {
+    const c = node();
+    daemons.push(c);
+    await c.start();
+    // The staller announces the whole chain first and then answers no getdata.
+    const staller = await TestPeer.connect(c.p2pPort);
+    const headers: BlockHeader[] = [];
+    for (let h = 1; h <= (await a.call<number>('getblockcount')); h++) headers.push(await headerAt(a, h));
+    for (let i = 0; i < headers.length; i += MAX_HEADERS_RESULTS)
+      staller.send({ command: 'headers', headers: headers.slice(i, i + MAX_HEADERS_RESULTS) });
+    await staller.waitFor('getdata');
+    await c.call('addnode', addr(a), 'onetry');
+    await staller.waitClosed();
+    await synced(c, a);
+    await c.stop();
+  });
+
+  test('a connection that never completes the handshake is closed after -peertimeout', async () => {
+    const c = node();
+    daemons.push(c);
+    await c.start(['-peertimeout=1']);
+    const silent = await TestPeer.connect(c.p2pPort, false);
+    await silent.waitClosed();
+    assert.ok(silent.closed);
+    await c.stop();
+  });
+});
