@@ -6,6 +6,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { BlockHeader, fromHex, REGTEST } from '@cs/consensus';
 import { assembleBlock, coinbaseTx, mine, withWitnessCommitment } from '../../consensus/test/blocks.ts';
+import { mutate, prng } from '../../consensus/test/fuzz.ts';
+import { encodeFrame } from '../src/p2p/framing.ts';
+import { encodePayload } from '../src/p2p/messages.ts';
 import { MAX_HEADERS_RESULTS } from '../src/p2p/protocol.ts';
 import { Daemon } from './daemon.ts';
 import { TestPeer } from './p2p-test-peer.ts';
@@ -154,6 +157,55 @@ describe('p2p network', { concurrency: false }, () => {
     // b (an honest peer of a) is still connected and a still answers.
     const peers = await a.call<{ subver: string }[]>('getpeerinfo');
     assert.ok(peers.some((x) => x.subver === '/csd:0.1.0/'));
+  });
+
+  test('fuzz: mutated frame streams only ever cost their sender the connection; the node serves others throughout', async () => {
+    const rand = prng(2026);
+    const seeds = [
+      encodeFrame(REGTEST.magic, 'ping', new Uint8Array(8)),
+      encodeFrame(REGTEST.magic, 'inv', encodePayload({ command: 'inv', items: [{ type: 5, hash: new Uint8Array(32).fill(9) }] })),
+      encodeFrame(REGTEST.magic, 'headers', encodePayload({ command: 'headers', headers: [await headerAt(a, 1), await headerAt(a, 2)] })),
+      encodeFrame(REGTEST.magic, 'getheaders', encodePayload({ command: 'getheaders', locator: [new Uint8Array(32)], stop: new Uint8Array(32) })),
+    ];
+    let disconnected = 0;
+    for (let i = 0; i < 30; i++) {
+      const p = await TestPeer.connect(a.p2pPort);
+      let bytes: Uint8Array = Buffer.concat(seeds.filter(() => rand() % 2 === 0));
+      for (let m = 1 + (rand() % 3); m > 0; m--) bytes = mutate(bytes, rand);
+      p.sendBytes(bytes);
+      // A ping after the garbage: answered if the stream was still readable, else the node hung up.
+      p.send({ command: 'ping', nonce: BigInt(i) });
+      await Promise.race([p.waitFor('pong').catch(() => undefined), p.isClosed]);
+      if (p.closed) disconnected++;
+      p.close();
+      assert.equal(typeof (await a.call('getblockcount')), 'number');
+    }
+    assert.ok(disconnected > 0, 'no mutated stream was refused');
+    const peers = await a.call<{ subver: string }[]>('getpeerinfo');
+    assert.ok(
+      peers.some((x) => x.subver === '/csd:0.1.0/'),
+      'the honest peer b was dropped',
+    );
+  });
+
+  test('a low-work branch off old history is neither stored nor punished', async () => {
+    const genesis = await headerAt(a, 0);
+    const headers: BlockHeader[] = [];
+    let prev = genesis;
+    for (let h = 1; h <= 5; h++) {
+      const block = mine(assembleBlock(withWitnessCommitment([coinbaseTx(h, 0n)]), { prevHash: prev.hash, time: prev.time + 1 }), REGTEST);
+      headers.push(block.header);
+      prev = block.header;
+    }
+    const p = await TestPeer.connect(a.p2pPort);
+    p.send({ command: 'headers', headers });
+    p.send({ command: 'ping', nonce: 99n });
+    // Messages are handled in order: once the pong is here, the headers were dealt with.
+    await p.waitFor('pong');
+    const tips = await a.call<{ hash: string }[]>('getchaintips');
+    assert.ok(!tips.some((t) => t.hash === prev.hashHex), 'the low-work branch was stored');
+    assert.ok(!p.closed);
+    p.close();
   });
 
   test('non-continuous headers and an invalid block disconnect the sender', async () => {
