@@ -94,10 +94,6 @@ export class BlockDownload {
     return oldest;
   }
 
-  isRequested(hashHex: string): boolean {
-    return this.inFlight.has(hashHex);
-  }
-
   /** A staller was dropped: give the next one longer (Core doubles, up to 64 s). */
   stallerDropped(): void {
     this.stallTimeoutMs = Math.min(BLOCK_STALLING_TIMEOUT_MAX_MS, this.stallTimeoutMs * 2);

@@ -71,6 +71,8 @@ const INVENTORY_BROADCAST_MAX = 1000;
 /** Core's MAX_PEER_TX_REQUEST_IN_FLIGHT and GETDATA_TX_INTERVAL. */
 const MAX_TX_REQUESTS_PER_PEER = 100;
 const TX_REQUEST_TIMEOUT_MS = 60_000;
+/** How long a getheaders may stay unanswered before it is sent again (Core's HEADERS_RESPONSE_TIME). */
+const HEADERS_RESPONSE_MS = 2 * 60_000;
 /** Core's MAX_BLOCKS_TO_ANNOUNCE: more new blocks than this are announced by inv of the tip. */
 const MAX_BLOCKS_TO_ANNOUNCE = 8;
 /** A block still missing this long after it was requested drops the peer (Core's block download timeout, fixed here). */
@@ -109,8 +111,8 @@ class RecentSet {
 class PeerState {
   /** The most-work header the peer has shown us. */
   bestKnown: BlockIndexEntry | null = null;
-  /** getheaders sent and not answered yet. */
-  headersRequested = false;
+  /** When a getheaders went out that is not answered yet (0: none). */
+  headersRequestedAt = 0;
   /** Transactions and blocks the peer knows of (announced either way), so they are not announced to it. */
   readonly known = new RecentSet(KNOWN_INVENTORY_MAX);
   /** Transactions waiting for the next trickle to this peer. */
@@ -129,12 +131,6 @@ class PeerState {
     /** The -addnode/-connect/addnode entry this connection serves, if any. */
     readonly target: string | null,
   ) {}
-}
-
-export interface BanEntry {
-  readonly subnet: string;
-  readonly created: number;
-  readonly until: number;
 }
 
 export class Network {
@@ -450,8 +446,9 @@ export class Network {
   // ---- headers and blocks ----
 
   private requestHeaders(state: PeerState): void {
-    if (state.headersRequested) return;
-    state.headersRequested = true;
+    // One getheaders in flight per peer; an unanswered one is repeated after 2 minutes (Core's HEADERS_RESPONSE_TIME).
+    if (Date.now() - state.headersRequestedAt < HEADERS_RESPONSE_MS) return;
+    state.headersRequestedAt = Date.now();
     const { chain } = this.deps;
     // From the best header's parent (Core), so that a peer with the same tip still answers with
     // one header and we learn that it has our chain.
@@ -497,7 +494,7 @@ export class Network {
   private onHeaders(state: PeerState, headers: readonly BlockHeader[]): void {
     const { chain } = this.deps;
     const { peer } = state;
-    state.headersRequested = false;
+    state.headersRequestedAt = 0;
     if (headers.length === 0) return;
     for (let i = 1; i < headers.length; i++) {
       if (!bytesEqual(headers[i].prevHash, headers[i - 1].hash)) {
@@ -526,7 +523,7 @@ export class Network {
       return;
     }
     if (headers.length === MAX_HEADERS_RESULTS && last) {
-      state.headersRequested = true;
+      state.headersRequestedAt = Date.now();
       peer.send({ command: 'getheaders', locator: chain.locator(last), stop: new Uint8Array(32) });
     }
     this.scheduleDownloads();

@@ -118,10 +118,6 @@ export class Peer {
     return this.socket.writableLength > MAX_SEND_BUFFER;
   }
 
-  get sendQueueBytes(): number {
-    return this.socket.writableLength;
-  }
-
   get localAddress(): { host: string; port: number } {
     return { host: this.socket.localAddress ?? '', port: this.socket.localPort ?? 0 };
   }
