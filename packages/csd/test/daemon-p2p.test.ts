@@ -3,6 +3,8 @@
 // peers that misbehave (in the spirit of Core's p2p_invalid_messages, p2p_ibd_stalling,
 // p2p_unrequested_blocks and p2p_timeouts).
 import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { BlockHeader, fromHex, REGTEST } from '@cs/consensus';
 import { assembleBlock, coinbaseTx, mine, withWitnessCommitment } from '../../consensus/test/blocks.ts';
@@ -243,6 +245,19 @@ describe('p2p network', { concurrency: false }, () => {
     await staller.waitClosed();
     await synced(c, a);
     await c.stop();
+  });
+
+  test('a node with inbound and outbound peers stops cleanly, saving peers.json and banlist.json', async () => {
+    assert.ok((await a.call<number>('getconnectioncount')) > 0);
+    await a.call('setban', '192.0.2.0/24', 'add');
+    await a.stop();
+    assert.equal(await a.exited(), 0);
+    assert.ok(existsSync(join(a.datadir, 'regtest', 'peers.json')));
+    await a.start();
+    assert.deepEqual(
+      (await a.call<{ address: string }[]>('listbanned')).map((b) => b.address),
+      ['192.0.2.0/24'],
+    );
   });
 
   test('a connection that never completes the handshake is closed after -peertimeout', async () => {

@@ -190,8 +190,9 @@ export class Network {
     if (this.timer) clearInterval(this.timer);
     this.deps.chain.events.off('tip', this.onTip);
     this.deps.mempool.events.off('added', this.onMempoolAdded);
-    await Promise.all(this.servers.map((s) => new Promise((resolve) => s.close(resolve))));
+    // Peers first: a server's close waits for its open connections.
     for (const s of this.peers.values()) s.peer.close('shutdown');
+    await Promise.all(this.servers.map((s) => new Promise((resolve) => s.close(resolve))));
     await this.save();
   }
 
@@ -332,7 +333,6 @@ export class Network {
     this.download.forget(peer.id);
     this.orphans.forgetPeer(peer.id);
     for (const [hash, r] of this.txRequested) if (r.peer === peer.id) this.txRequested.delete(hash);
-    if (state.target !== null && this.addedNodes.has(state.target)) this.addedNodes.set(state.target, 0);
     this.deps.log.info({ peer: peer.id, addr: formatHostPort(peer.address.host, peer.address.port), reason }, 'peer disconnected');
     // The blocks it had in flight go to the others now.
     this.scheduleDownloads();
