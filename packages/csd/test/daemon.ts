@@ -96,7 +96,8 @@ export class Daemon {
       '-regtest',
       `-datadir=${this.datadir}`,
       `-rpcport=${this.rpcPort}`,
-      `-port=${this.p2pPort}`,
+      // Set by launch(); callers that spawn csd themselves with these flags never get that far.
+      ...(this.p2pPort ? [`-port=${this.p2pPort}`] : []),
       '-bind=127.0.0.1',
       ...auth,
       `-printtoconsole=${this.opts.console ? 1 : 0}`,
