@@ -71,6 +71,8 @@ const INVENTORY_BROADCAST_MAX = 1000;
 /** Core's MAX_PEER_TX_REQUEST_IN_FLIGHT and GETDATA_TX_INTERVAL. */
 const MAX_TX_REQUESTS_PER_PEER = 100;
 const TX_REQUEST_TIMEOUT_MS = 60_000;
+/** Core's AVG_FEEFILTER_BROADCAST_INTERVAL, without its randomization. */
+const FEEFILTER_INTERVAL_MS = 10 * 60_000;
 /** How long a getheaders may stay unanswered before it is sent again (Core's HEADERS_RESPONSE_TIME). */
 const HEADERS_RESPONSE_MS = 2 * 60_000;
 /** Core's MAX_BLOCKS_TO_ANNOUNCE: more new blocks than this are announced by inv of the tip. */
@@ -126,6 +128,9 @@ class PeerState {
   addrTokensAt = Date.now();
   lastBlockAt = 0;
   lastTxAt = 0;
+  /** The fee filter last sent to the peer, and when. */
+  feeFilterSent = -1n;
+  feeFilterAt = 0;
   constructor(
     readonly peer: Peer,
     /** The -addnode/-connect/addnode entry this connection serves, if any. */
@@ -350,7 +355,7 @@ export class Network {
   }
 
   private onReady(peer: Peer): void {
-    const { log, mempool } = this.deps;
+    const { log } = this.deps;
     const state = this.peers.get(peer.id)!;
     log.info(
       {
@@ -366,7 +371,7 @@ export class Network {
       this.addrman.good(peer.address.host, peer.address.port);
       peer.send({ command: 'getaddr' });
     }
-    peer.send({ command: 'feefilter', feeRate: mempool.minFee() });
+    this.sendFeeFilter(state, Date.now());
     this.requestHeaders(state);
     if (state.getaddrAnswered && peer.type === 'manual' && state.target === null) {
       // A seednode connection: once it has told us its addresses there is nothing more to do.
@@ -374,11 +379,23 @@ export class Network {
     }
   }
 
+  /** BIP133: our mempool's minimum fee rate, sent after the handshake and again when it has changed, at most every 10 minutes. */
+  private sendFeeFilter(state: PeerState, nowMs: number): void {
+    const rate = this.deps.mempool.minFee();
+    if (rate === state.feeFilterSent || nowMs - state.feeFilterAt < FEEFILTER_INTERVAL_MS) return;
+    state.feeFilterSent = rate;
+    state.feeFilterAt = nowMs;
+    state.peer.send({ command: 'feefilter', feeRate: rate });
+  }
+
   // ---- the periodic work ----
 
   private tick(): void {
     const nowMs = Date.now();
-    for (const s of this.peers.values()) s.peer.tick(nowMs);
+    for (const s of this.peers.values()) {
+      s.peer.tick(nowMs);
+      if (s.peer.handshakeDone) this.sendFeeFilter(s, nowMs);
+    }
     this.openConnections(nowMs);
     this.checkStalling(nowMs);
     this.scheduleDownloads();
