@@ -77,12 +77,12 @@ export class TestPeer {
     this.socket.write(bytes);
   }
 
-  /** The first message of this command received so far (or the next one), within 30 s. */
+  /** The first message of this command received so far (or the next one), within two minutes. */
   async waitFor<C extends Message['command']>(command: C, from = 0): Promise<Message & { command: C }> {
     return this.until(() => this.received.slice(from).find((m): m is Message & { command: C } => m.command === command), command);
   }
 
-  /** Resolves once the node has closed the connection (rejects after 30 s). */
+  /** Resolves once the node has closed the connection (rejects after two minutes). */
   async waitClosed(): Promise<void> {
     await this.until(() => (this.closed ? true : undefined), 'disconnect');
   }
@@ -96,7 +96,7 @@ export class TestPeer {
   }
 
   private async until<T>(check: () => T | undefined, what: string): Promise<T> {
-    const deadline = Date.now() + 30_000;
+    const deadline = Date.now() + 120_000;
     for (;;) {
       const found = check();
       if (found !== undefined) return found;
