@@ -71,6 +71,8 @@ const INVENTORY_BROADCAST_MAX = 1000;
 /** Core's MAX_PEER_TX_REQUEST_IN_FLIGHT and GETDATA_TX_INTERVAL. */
 const MAX_TX_REQUESTS_PER_PEER = 100;
 const TX_REQUEST_TIMEOUT_MS = 60_000;
+/** The reject reason of a header too far in the future: not punished (Core). */
+const FUTURE_HEADER = 'time-too-new';
 /** Core's AVG_FEEFILTER_BROADCAST_INTERVAL, without its randomization. */
 const FEEFILTER_INTERVAL_MS = 10 * 60_000;
 /** How long a getheaders may stay unanswered before it is sent again (Core's HEADERS_RESPONSE_TIME). */
@@ -535,7 +537,8 @@ export class Network {
     }
     const { last, error } = chain.acceptHeaders(headers);
     if (last && (!state.bestKnown || last.chainWork > state.bestKnown.chainWork)) state.bestKnown = last;
-    if (error) {
+    // A header from the future may become valid later: not the sender's fault (Core's BLOCK_TIME_FUTURE).
+    if (error && error.reason !== FUTURE_HEADER) {
       this.misbehaving(peer, `invalid header: ${error.reason}`);
       return;
     }
@@ -558,7 +561,7 @@ export class Network {
     }
     state.stallingSince = null;
     const result = await chain.processBlock(block, raw);
-    if (result.status === 'rejected' || result.status === 'duplicate-invalid') {
+    if ((result.status === 'rejected' && result.reason !== FUTURE_HEADER) || result.status === 'duplicate-invalid') {
       const reason = result.status === 'rejected' ? result.reason : 'duplicate-invalid';
       this.misbehaving(state.peer, `invalid block ${hashHex}: ${reason}`);
       return;
