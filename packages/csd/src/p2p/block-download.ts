@@ -7,7 +7,11 @@
  * while the others have nothing left to fetch is the staller.
  */
 import { findFork, type BlockIndexEntry } from '../chain/block-index.ts';
-import type { Chain } from '../chain/chainstate.ts';
+
+/** What the scheduler reads of the chain: only where the active chain ends. */
+export interface ActiveTip {
+  readonly tip: BlockIndexEntry;
+}
 
 export const MAX_BLOCKS_IN_TRANSIT_PER_PEER = 16;
 export const BLOCK_DOWNLOAD_WINDOW = 1024;
@@ -26,7 +30,7 @@ export class BlockDownload {
   private readonly perPeer = new Map<number, Set<string>>();
   stallTimeoutMs = BLOCK_STALLING_TIMEOUT_MS;
 
-  constructor(private readonly chain: Chain) {}
+  constructor(private readonly chain: ActiveTip) {}
 
   /** Blocks to request now from `peer`, whose best known header is `best` (marked in flight). */
   plan(peer: number, best: BlockIndexEntry | null, nowMs: number): DownloadPlan {
