@@ -158,6 +158,7 @@ export class Network {
   private lastProgressLog = 0;
   private lastSave = Date.now();
   private closedBytes = { sent: 0, received: 0 };
+  private started = false;
   private stopped = false;
   /** setnetworkactive is not offered; the field is getnetworkinfo's. */
   readonly active = true;
@@ -178,6 +179,7 @@ export class Network {
 
   async start(): Promise<void> {
     const { log, options: o, chain, mempool } = this.deps;
+    this.started = true;
     for (const problem of [await this.banlist.load(), await this.addrman.load()]) if (problem) log.warn(problem);
     if (o.listen) await this.listen();
     chain.events.on('tip', this.onTip);
@@ -191,8 +193,9 @@ export class Network {
     );
   }
 
+  /** Closes every connection and saves the tables; nothing at all when start() never ran (a startup cut short must not write empty files over them). */
   async stop(): Promise<void> {
-    if (this.stopped) return;
+    if (this.stopped || !this.started) return;
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);
     this.deps.chain.events.off('tip', this.onTip);
