@@ -110,20 +110,13 @@ export function transactionPayload(tx: Transaction): OpoiPayload | null {
   }
 }
 
-/**
- * Keys of the OPoI actions a transaction takes, for the mempool's conflict check: two unconfirmed
- * transactions with a key in common cannot both confirm.
- */
-export function opoiConflictKeys(payload: OpoiPayload): string[] {
-  switch (payload.kind) {
-    case OpoiKind.REQUEST:
-      return [`request:${toHex(payload.requestId)}`];
-    case OpoiKind.COMMIT:
-      return [`commit:${toHex(payload.requestId)}:${actorKey(payload.miner)}`];
-    case OpoiKind.REVEAL:
-      return [`reveal:${toHex(payload.requestId)}:${actorKey(payload.miner)}`];
-    default:
-      return [`stake:${actorKey(payload.miner)}`];
+/** The transaction's payload, or null without one or with a malformed one (for display and wallets). */
+export function payloadOrNull(tx: Transaction): OpoiPayload | null {
+  try {
+    return transactionPayload(tx);
+  } catch (e) {
+    if (e instanceof ValidationError) return null;
+    throw e;
   }
 }
 
