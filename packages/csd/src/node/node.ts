@@ -173,7 +173,7 @@ export class Node {
   private async startNotifications(): Promise<void> {
     const { ctx } = this;
     const zmq = zmqNotifications(ctx.config.options);
-    if (zmq.length > 0) this.zmq = await ZmqNotificationInterface.start(zmq, ctx.chain, ctx.mempool, ctx.log);
+    if (zmq.length > 0) this.zmq = await ZmqNotificationInterface.start(zmq, ctx.chain, ctx.mempool, ctx.log, ctx.opoiContent);
     const { wsport } = ctx.config.options;
     if (wsport !== null) this.ws = await WebSocketService.start(ctx, wsport);
   }

@@ -19,10 +19,13 @@ import {
   revealDeadline,
   scriptToAddress,
   stakeStatus,
+  hashFromHex,
   winnerAmount,
 } from '@cs/consensus';
 import { amountToJson } from '../format/json.ts';
+import type { NodeContext } from '../node/context.ts';
 import type { JsonObject } from '../rpc/json.ts';
+import type { PublishedContent } from './content.ts';
 
 /** The address of an actor key (42 hex digits). */
 export function actorAddress(key: string, params: ChainParams): string {
@@ -103,6 +106,19 @@ export function requestToJson(r: RequestRecord, commits: readonly CommitRecord[]
   };
 }
 
+/**
+ * A request as a running node shows it (REST; the same object getopoirequest gives): heights and
+ * hashes of the active chain, and a payout waiting in the mempool (a spender of the escrow).
+ */
+export function nodeRequestToJson(r: RequestRecord, { chain, mempool, params }: Pick<NodeContext, 'chain' | 'mempool' | 'params'>): JsonObject {
+  return requestToJson(r, chain.opoi.commitsOf(r.id), {
+    params,
+    height: chain.height,
+    blockHash: (h) => chain.atHeight(h)?.hashHex,
+    pendingPayout: mempool.spender({ txid: hashFromHex(r.txid), vout: 0 })?.txid,
+  });
+}
+
 /** One commit and its reveal (listopoiresponses). */
 export function responseToJson(c: CommitRecord, r: RequestRecord, params: ChainParams): JsonObject {
   return commitToJson(c, r, params);
@@ -138,5 +154,23 @@ export function eventToJson(e: OpoiEvent, blockHash: string | null, undone: bool
     txid: e.txid,
     height: e.height,
     block_hash: blockHash,
+  };
+}
+
+/**
+ * Response content accepted by the node (not a chain step: no block, no transaction), shaped as
+ * eventToJson's steps with the content's hash and size after them; `height` is the tip's.
+ */
+export function publishedToJson(p: PublishedContent, height: number, params: ChainParams): JsonObject {
+  return {
+    event: 'published',
+    undone: false,
+    request_id: uuidOf(p.requestId),
+    miner: actorAddress(p.miner, params),
+    txid: null,
+    height,
+    block_hash: null,
+    response_hash: p.responseHash,
+    bytes: p.bytes,
   };
 }
