@@ -73,6 +73,7 @@ function act(wallet: Wallet, actor: Actor, recipients: FundingRecipient[], first
     replaceable: true,
     changeScript: script,
     fromScripts: new Set([toHex(script)]),
+    spendStakedCoins: true,
   });
 }
 
@@ -111,5 +112,5 @@ export function sendPayout(wallet: Wallet, r: RequestRecord) {
     plan: { kind: 'escrow' },
   };
   const recipients = payoutOutputs(r).map((o) => ({ script: Buffer.from(o.script, 'hex'), amount: o.value, subtractFee: false }));
-  return sendAction(wallet, recipients, [escrow], { fee: ECONOMICAL, minConf: 0, replaceable: true });
+  return sendAction(wallet, recipients, [escrow], { fee: ECONOMICAL, minConf: 0, replaceable: true, spendStakedCoins: true });
 }

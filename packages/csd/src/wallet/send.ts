@@ -3,7 +3,7 @@
  * fundrawtransaction (fund only), over the wallet's spendable coins, its fee policy and its
  * change addresses.
  */
-import { hash160, hashToHex, type Transaction, type TxIn } from '@cs/consensus';
+import { hash160, hashToHex, toHex, type Transaction, type TxIn } from '@cs/consensus';
 import type { AcceptFailure } from '../mempool/results.ts';
 import { DUST_RELAY_TX_FEE } from '../policy/policy.ts';
 import { listCoins } from './coins.ts';
@@ -45,6 +45,11 @@ export interface SpendOptions {
   readonly random?: () => number;
   /** Only coins paying one of these scripts (hex) may be added (an OPoI actor's own coins). */
   readonly fromScripts?: ReadonlySet<string>;
+  /**
+   * Whether coins of staked OPoI addresses may be used. Ordinary sends leave them alone: they pay
+   * the fees of that address's commits and reveals, and a busy wallet would otherwise drain them.
+   */
+  readonly spendStakedCoins?: boolean;
 }
 
 export type SendOutcome =
@@ -59,8 +64,10 @@ function fundingCoins(wallet: Wallet, keys: KeySource, opts: SpendOptions): Fund
     scripts: opts.fromScripts,
     isCollateral: (txid, vout) => wallet.isCollateral(txid, vout),
   });
+  const reserved = opts.spendStakedCoins ? null : wallet.stakedScripts();
   const out: FundingCoin[] = [];
   for (const c of coins) {
+    if (reserved?.has(toHex(c.output.scriptPubKey))) continue;
     const plan = c.spendable ? planInput(c.output.scriptPubKey, keys) : null;
     if (plan) out.push({ outpoint: { txid: c.wtx.tx.txid, vout: c.vout }, output: c.output, plan });
   }

@@ -11,7 +11,7 @@
  *   at startup the wallet replays what it missed from that block on.
  */
 import type { Logger } from 'pino';
-import { type ChainParams, OpoiKind, type Transaction, hashFromHex, payloadOrNull, stakeStatus } from '@cs/consensus';
+import { type ChainParams, OpoiKind, type Transaction, actorKeyScript, hashFromHex, payloadOrNull, stakeStatus } from '@cs/consensus';
 import type { ChainBlockEvent } from '../chain/events.ts';
 import type { Chain } from '../chain/chainstate.ts';
 import type { FeeEstimator } from '../fees/estimator.ts';
@@ -312,6 +312,16 @@ export class Wallet {
     if (vout !== 0) return false;
     const wtx = this.ledger.get(txid);
     return wtx !== undefined && this.view.depth(wtx) === 0 && payloadOrNull(wtx.tx)?.kind === OpoiKind.STAKE;
+  }
+
+  /** Output scripts (hex) of this wallet's addresses that hold an OPoI stake. */
+  stakedScripts(): Set<string> {
+    const out = new Set<string>();
+    for (const s of this.chain.opoi.stakes()) {
+      const script = Buffer.from(actorKeyScript(s.miner), 'hex');
+      if (this.hasKeyFor(script)) out.add(script.toString('hex'));
+    }
+    return out;
   }
 
   /** abandontransaction: an unconfirmed transaction out of the mempool stops counting, and so do its wallet descendants. */
