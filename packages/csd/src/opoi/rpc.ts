@@ -32,7 +32,7 @@ import type { RpcRegistry } from '../rpc/registry.ts';
 import { parseAddress, walletCall, walletOf } from '../wallet/rpc/common.ts';
 import type { SendOutcome } from '../wallet/send.ts';
 import { ContentError } from './content.ts';
-import { actorAddress, requestToJson, responseToJson, stakeToJson, uuidOf } from './json.ts';
+import { actorAddress, nodeRequestToJson, responseToJson, stakeToJson, uuidOf } from './json.ts';
 import { actorOf, sendMinerAction, sendPayout, sendRequest, sendStake } from './wallet-actions.ts';
 
 const EXAMPLE_UUID = '0b4f6a3e-1c2d-4e5f-8a9b-0c1d2e3f4a5b';
@@ -79,15 +79,6 @@ function pendingPayout(ctx: NodeContext, r: RequestRecord): string | undefined {
   return ctx.mempool.spender({ txid: hashFromHex(r.txid), vout: 0 })?.txid;
 }
 
-function requestJson(ctx: NodeContext, r: RequestRecord) {
-  return requestToJson(r, ctx.chain.opoi.commitsOf(r.id), {
-    params: ctx.params,
-    height: ctx.chain.height,
-    blockHash: (h) => ctx.chain.atHeight(h)?.hashHex,
-    pendingPayout: pendingPayout(ctx, r),
-  });
-}
-
 export function registerOpoiMethods(registry: RpcRegistry, ctx: NodeContext): void {
   const { chain, params } = ctx;
   const p = params.opoi;
@@ -111,7 +102,7 @@ export function registerOpoiMethods(registry: RpcRegistry, ctx: NodeContext): vo
     params: [{ name: 'request_id', type: 'string', description: 'The request id (a UUID)' }],
     result: '{ ... }    (json object) The request (docs/rpc.md, OPoI, lists every field)',
     examples: [{ args: [EXAMPLE_UUID] }],
-    handler: async ([requestId]) => requestJson(ctx, confirmedRequest(ctx, parseRequestId(requestId))),
+    handler: async ([requestId]) => nodeRequestToJson(confirmedRequest(ctx, parseRequestId(requestId)), ctx),
   });
 
   registry.register({
@@ -124,7 +115,7 @@ export function registerOpoiMethods(registry: RpcRegistry, ctx: NodeContext): vo
     handler: async ([status]) => {
       if (status !== undefined && !REQUEST_STATUSES.includes(status)) throw invalid(`status must be one of ${REQUEST_STATUSES.join(', ')}`);
       const list = [...chain.opoi.requests()].filter((r) => status === undefined || r.status === status);
-      return list.sort((a, b) => a.height - b.height || (a.id < b.id ? -1 : 1)).map((r) => requestJson(ctx, r));
+      return list.sort((a, b) => a.height - b.height || (a.id < b.id ? -1 : 1)).map((r) => nodeRequestToJson(r, ctx));
     },
   });
 
@@ -531,7 +522,7 @@ function registerOpoiWalletMethods(registry: RpcRegistry, ctx: NodeContext, acto
       }
       const existing = r.payoutTxid ?? pendingPayout(ctx, r);
       const txid = existing ?? (await walletCall(() => sent(sendPayout(wallet, r))));
-      const outputs = requestJson(ctx, { ...r, payoutTxid: txid });
+      const outputs = nodeRequestToJson({ ...r, payoutTxid: txid }, ctx);
       return {
         txid,
         request_id: uuidOf(r.id),
