@@ -210,7 +210,7 @@ test('OPoI lifecycle on real nodes: stake, request, competing commits, reveal, r
     r = await a.call<Json>('getopoirequest', id);
     assert.equal(r.status, 'FULFILLED');
     assert.equal(r.response_reveals, 2);
-    assert.ok(r.winner === staker1 || r.winner === staker2, String(r.winner));
+    assert.ok(r.winner === staker1 || r.winner === staker2, `winner ${r.winner}`);
     const [winner, winnerNode, loser, winnerAnswer, tokens] =
       r.winner === staker1 ? [staker1, b, staker2, answer1, 2] : [staker2, a, staker1, answer2, 7];
     assert.equal(r.winner_token_count, tokens);
@@ -277,10 +277,8 @@ test('OPoI lifecycle on real nodes: stake, request, competing commits, reveal, r
     const refundClaim = await a.call<Json>('claimopoipayout', lonely);
     assert.equal(refundClaim.kind, 'refund');
     await net.mine();
-    const claimFee = await feeOf(a, refundClaim.txid as string);
-    // The claim's fee came from A's other coins; the requester lost only the request's fee.
+    // The claim's fee came from A's coins; the requester lost only the request's fee.
     assert.equal(await held(c, requester), before - (await feeOf(c, req2.txid as string)));
-    assert.ok(claimFee > 0);
 
     // ---- unstake: suspended stakes, cooldown, then the collateral is free ----
     const statsBefore = await a.call<Json>('getopoistats');
@@ -292,7 +290,7 @@ test('OPoI lifecycle on real nodes: stake, request, competing commits, reveal, r
     const freed = await b.call<string>('sendrawtransaction', collateralSpend);
     await net.mine();
     await rpcError(b.call('getopoistake', staker1), -5, /no stake/);
-    assert.ok(freed);
+    assert.match(freed, /^[0-9a-f]{64}$/);
     // staker2 let its stake lapse past the renewal period: SUSPENDED, cannot commit.
     const renewBy = (await a.call<Json>('getopoistake', staker2)).renew_by_height as number;
     assert.equal(renewBy, stakeHeight + 100);
