@@ -115,8 +115,13 @@ export function nodeRequestToJson(r: RequestRecord, { chain, mempool, params }: 
     params,
     height: chain.height,
     blockHash: (h) => chain.atHeight(h)?.hashHex,
-    pendingPayout: mempool.spender({ txid: hashFromHex(r.txid), vout: 0 })?.txid,
+    pendingPayout: pendingPayout(mempool, r),
   });
+}
+
+/** The escrow's spender in the mempool (an unconfirmed payout), if any. */
+export function pendingPayout(mempool: NodeContext['mempool'], r: RequestRecord): string | undefined {
+  return mempool.spender({ txid: hashFromHex(r.txid), vout: 0 })?.txid;
 }
 
 /** One commit and its reveal (listopoiresponses). */

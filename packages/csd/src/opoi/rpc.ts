@@ -16,7 +16,6 @@ import {
   commitmentHash,
   escrowAmount,
   fromHex,
-  hashFromHex,
   isValidModelName,
   minimumPaymentFloor,
   requestIdFromUuid,
@@ -32,7 +31,7 @@ import type { RpcRegistry } from '../rpc/registry.ts';
 import { parseAddress, walletCall, walletOf } from '../wallet/rpc/common.ts';
 import type { SendOutcome } from '../wallet/send.ts';
 import { ContentError } from './content.ts';
-import { actorAddress, nodeRequestToJson, responseToJson, stakeToJson, uuidOf } from './json.ts';
+import { actorAddress, nodeRequestToJson, pendingPayout, responseToJson, stakeToJson, uuidOf } from './json.ts';
 import { actorOf, sendMinerAction, sendPayout, sendRequest, sendStake } from './wallet-actions.ts';
 
 const EXAMPLE_UUID = '0b4f6a3e-1c2d-4e5f-8a9b-0c1d2e3f4a5b';
@@ -72,11 +71,6 @@ function confirmedRequest(ctx: NodeContext, id: string): RequestRecord {
 function sent(outcome: SendOutcome): string {
   if (outcome.kind === 'rejected') throw broadcastError(outcome.failure);
   return outcome.txid;
-}
-
-/** The escrow's spender in the mempool (an unconfirmed payout), if any. */
-function pendingPayout(ctx: NodeContext, r: RequestRecord): string | undefined {
-  return ctx.mempool.spender({ txid: hashFromHex(r.txid), vout: 0 })?.txid;
 }
 
 export function registerOpoiMethods(registry: RpcRegistry, ctx: NodeContext): void {
@@ -512,7 +506,7 @@ function registerOpoiWalletMethods(registry: RpcRegistry, ctx: NodeContext, acto
       'the requester when it expired. Anyone may call it (this wallet pays the fee). A second call returns the payout\n' +
       'already made (confirmed or in the mempool) instead of paying again.',
     params: [{ name: 'request_id', type: 'string', description: 'The request (a UUID)' }],
-    result: '{ "txid", "request_id", "kind" ("winner" or "refund"), "existing", "outputs": [ { "address", "amount" } ] }',
+    result: '{ "txid", "request_id", "kind" ("winner" or "refund"), "existing", "winner_amount", "refund_amount" }',
     examples: [{ args: [EXAMPLE_UUID] }],
     handler: async ([requestId], call) => {
       const wallet = walletOf(ctx, call);
@@ -520,7 +514,7 @@ function registerOpoiWalletMethods(registry: RpcRegistry, ctx: NodeContext, acto
       if (r.status === 'PENDING') {
         throw invalid('request is still PENDING: it pays out once it is resolved (see reveal_deadline_height or expires_at_height)');
       }
-      const existing = r.payoutTxid ?? pendingPayout(ctx, r);
+      const existing = r.payoutTxid ?? pendingPayout(ctx.mempool, r);
       const txid = existing ?? (await walletCall(() => sent(sendPayout(wallet, r))));
       const outputs = nodeRequestToJson({ ...r, payoutTxid: txid }, ctx);
       return {

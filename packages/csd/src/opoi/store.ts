@@ -157,6 +157,8 @@ export class OpoiStore {
   }
 
   private writeChanges(writes: readonly Write[], blockHash: Uint8Array, events: readonly OpoiEvent[]): void {
+    // Most blocks carry no OPoI step: they keep no undo record (disconnectBlock reads none as no change).
+    if (writes.length === 0 && events.length === 0) return;
     const undo = new Writer(256).compactSize(writes.length);
     for (const w of writes) {
       const old = this.raw(w.table, w.key);
@@ -179,11 +181,12 @@ export class OpoiStore {
 
   /**
    * Restores what the block changed (inside the block's disconnect transaction) and returns the
-   * events its connection announced, for the reverse announcements.
+   * events its connection announced, for the reverse announcements. A block without an undo record
+   * changed nothing (blocks without OPoI steps, and blocks connected before csd knew OPoI).
    */
   disconnectBlock(blockHash: Uint8Array): OpoiEvent[] {
     const raw = this.db.tables.opoiundo.get(Buffer.from(blockHash));
-    if (!raw) throw new Error('OPoI undo data of a connected block is missing');
+    if (!raw) return [];
     const r = new Reader(raw);
     const entries: Write[] = [];
     for (let n = r.compactSize(); n > 0; n--) {
