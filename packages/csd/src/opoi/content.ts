@@ -23,6 +23,8 @@ export interface PublishedContent {
   /** Actor key of the miner whose reveal the content matches. */
   readonly miner: string;
   readonly bytes: number;
+  /** The content itself (what the peer-to-peer layer relays). */
+  readonly content: Uint8Array;
   /** False when the same content was already stored (nothing new to announce or relay). */
   readonly isNew: boolean;
 }
@@ -54,7 +56,7 @@ export class OpoiContentStore {
     const key = contentKey(requestId, responseHash);
     const isNew = this.db.tables.opoicontent.get(key) === undefined;
     if (isNew) this.db.write(() => this.db.tables.opoicontent.put(key, Buffer.from(content)));
-    const published = { requestId, responseHash, miner: reveal.miner, bytes: content.length, isNew };
+    const published = { requestId, responseHash, miner: reveal.miner, bytes: content.length, content, isNew };
     if (isNew) this.events.emit('published', published);
     return published;
   }
