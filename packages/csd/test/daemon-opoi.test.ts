@@ -141,7 +141,7 @@ test('OPoI lifecycle on real nodes: stake, request, competing commits, reveal, r
     };
     const collateralSpend = await spendCollateral(b, stake1.txid as string, staker1);
     await rpcError(b.call('sendrawtransaction', collateralSpend), -26, /bad-opoi-collateral-locked/);
-    await rpcError(a.call('generateblock', miner, [collateralSpend]), -32603, /bad-opoi-collateral-locked/);
+    await rpcError(a.call('generateblock', miner, [collateralSpend]), -25, /TestBlockValidity failed: bad-opoi-collateral-locked/);
 
     // ---- the request ----
     const prompt = 'What is the capital of France?';
