@@ -116,4 +116,3 @@ export function decodeRecord<T extends AnyRecord>(bytes: Uint8Array): T {
   }
   return record as unknown as T;
 }
-
