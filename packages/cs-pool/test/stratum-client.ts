@@ -23,7 +23,7 @@ export class StratumClient {
   private nextId = 1;
   readonly notifications: { method: string; params: unknown[] }[] = [];
   private readonly listeners: (() => void)[] = [];
-  nonce1 = new Uint8Array(0);
+  nonce1: Uint8Array = new Uint8Array(0);
   sessionId: string | null = null;
   target = 0n;
   job: NotifiedJob | null = null;

@@ -14,7 +14,7 @@ const NOW = 1_795_133_510;
 function template(overrides: Partial<BlockTemplate> = {}): BlockTemplate {
   return {
     version: 4,
-    previousblockhash: '11'.repeat(31) + '22',
+    previousblockhash: `${'11'.repeat(31)}22`,
     transactions: [],
     coinbasevalue: 1_250_000_000,
     target: targetToHex(REGTEST.powLimit),
