@@ -11,7 +11,7 @@ export const POOL_BIN = fileURLToPath(new URL('../bin/cs-pool.js', import.meta.u
 
 export async function startNode(): Promise<{ node: Daemon; zmq: string }> {
   const zmq = `tcp://127.0.0.1:${await freePort()}`;
-  const node = new Daemon({ cookie: true, args: [`-zmqpubhashblock=${zmq}`] });
+  const node = new Daemon({ cookie: true, args: [`-zmqpubhashblock=${zmq}`, '-rpcratelimit=0'] });
   await node.start();
   return { node, zmq };
 }
@@ -64,6 +64,8 @@ export class PoolProcess {
       `-apiport=${p.api}`,
       '-processinterval=0.2',
       '-payoutinterval=0',
+      // Regtest has no fee history to estimate from.
+      '-payoutfeerate=2',
       '-loglevel=debug',
       ...this.args,
       ...extra,

@@ -32,6 +32,8 @@ export interface ProcessorConfig {
   readonly minPayout: bigint;
   /** Payments are built at most this often (ms); maturity and crediting run every tick. */
   readonly payoutIntervalMs: number;
+  /** fundrawtransaction's fee_rate in base units per vbyte; null leaves it to the wallet's estimate. */
+  readonly feeRate: number | null;
 }
 
 /** Fault injection for the kill -9 tests (docs/pool.md): the process kills itself at that point. */
@@ -217,7 +219,8 @@ export class PayoutProcessor {
     let hex: string;
     try {
       const raw = await this.rpc.call<string>('createrawtransaction', [[], outputs]);
-      const funded = await this.rpc.call<{ hex: string }>('fundrawtransaction', [raw]);
+      const options = this.config.feeRate === null ? {} : { fee_rate: this.config.feeRate };
+      const funded = await this.rpc.call<{ hex: string }>('fundrawtransaction', [raw, options]);
       const signed = await this.rpc.call<{ hex: string; complete: boolean }>('signrawtransactionwithwallet', [funded.hex]);
       if (!signed.complete) throw new Error('the wallet could not sign every input (locked wallet?)');
       hex = signed.hex;

@@ -36,6 +36,11 @@ export const OPTIONS: readonly OptionSpec[] = [
   { name: 'fee', default: '1', help: 'pool fee in percent of each block reward (two decimals at most)' },
   { name: 'pplnsfactor', default: '2', help: 'PPLNS window N as a multiple of the network difficulty (in share-difficulty units)' },
   { name: 'minpayout', default: '0.1', help: 'smallest balance paid, in coins' },
+  {
+    name: 'payoutfeerate',
+    default: '',
+    help: "payment transactions' fee rate in base units per vbyte (default: the wallet's estimate, which needs -fallbackfee on a quiet chain)",
+  },
   { name: 'payoutinterval', default: '600', help: 'seconds between payment runs' },
   { name: 'processinterval', default: '30', help: 'seconds between crediting/maturity checks' },
   { name: 'maturity', default: '', help: "confirmations before a block's reward is paid (the network's coinbase maturity, 100)" },

@@ -159,6 +159,7 @@ export class Pool {
               maturity: o.str('maturity') === '' ? net.coinbaseMaturity : o.num('maturity', 1),
               minPayout: parseCoins(o.str('minpayout'), 'minpayout'),
               payoutIntervalMs: o.num('payoutinterval', 0) * 1000,
+              feeRate: o.str('payoutfeerate') === '' ? null : o.num('payoutfeerate', 1, 1_000_000),
             },
             log,
           );
