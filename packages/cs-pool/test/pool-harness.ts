@@ -1,17 +1,19 @@
 // A real csd (regtest, cookie auth, ZeroMQ hashblock) and real cs-pool processes on free loopback
 // ports, each with its own temporary directory, driven as an operator and miners would.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { REGTEST, encodeDestination } from '@cs/consensus';
 import { Daemon, freePort } from '../../csd/test/daemon.ts';
 
 export const POOL_BIN = fileURLToPath(new URL('../bin/cs-pool.js', import.meta.url));
 
 export async function startNode(): Promise<{ node: Daemon; zmq: string }> {
   const zmq = `tcp://127.0.0.1:${await freePort()}`;
-  const node = new Daemon({ cookie: true, args: [`-zmqpubhashblock=${zmq}`, '-rpcratelimit=0'] });
+  const node = new Daemon({ cookie: true, args: [`-zmqpubhashblock=${zmq}`, '-rpcratelimit=0', '-rest'] });
   await node.start();
   return { node, zmq };
 }
@@ -116,4 +118,16 @@ export async function eventually<T>(check: () => Promise<T | undefined>, what: s
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 100));
   }
+}
+
+/** A miner's payout address outside csd's wallet, as real miners' are (the pool wallet must not spend it). */
+export function externalAddress(): string {
+  return encodeDestination({ type: 'witness', version: 0, program: randomBytes(20) }, REGTEST.address);
+}
+
+/** Everything confirmed outputs ever paid an address, in base units (csd's address index over REST). */
+export async function receivedTotal(node: Daemon, address: string): Promise<number> {
+  const res = await fetch(`http://127.0.0.1:${node.rpcPort}/rest/address/${address}`);
+  const r = (await res.json()) as { totalReceived: number };
+  return Math.round(r.totalReceived * 1e8);
 }

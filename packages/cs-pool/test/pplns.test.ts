@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { REGTEST } from '@cs/consensus';
 import type { Daemon } from '../../csd/test/daemon.ts';
-import { PoolProcess, eventually, startNode } from './pool-harness.ts';
+import { PoolProcess, eventually, externalAddress, startNode, receivedTotal } from './pool-harness.ts';
 import { StratumClient } from './stratum-client.ts';
 
 let node: Daemon;
@@ -33,7 +33,7 @@ interface ApiUser {
 before(async () => {
   const started = await startNode();
   node = started.node;
-  [a, b, other] = [await node.call<string>('getnewaddress'), await node.call<string>('getnewaddress'), await node.call<string>('getnewaddress')];
+  [a, b, other] = [externalAddress(), externalAddress(), externalAddress()];
   pool = new PoolProcess(node, started.zmq, ['-scheme=pplns', '-fee=1', '-minpayout=0.1']);
   await pool.start();
   ca = await StratumClient.connect(pool.ports!.plain);
@@ -126,8 +126,6 @@ test('PPLNS pays the next block over every share in the window, after maturity, 
   }, 'the payment confirmed');
   assert.equal((await blockWith(found, 'confirmed')).confirmations >= 100, true);
   // Nothing is paid twice: the wallet received exactly the credits.
-  const received = async (addr: string) =>
-    (await node.call<{ amount: number }[]>('listunspent', 0, 9_999_999, [addr])).reduce((s, u) => s + Math.round(u.amount * 1e8), 0);
-  assert.equal(await received(a), creditA);
-  assert.equal(await received(b), creditB);
+  assert.equal(await receivedTotal(node, a), creditA);
+  assert.equal(await receivedTotal(node, b), creditB);
 });
