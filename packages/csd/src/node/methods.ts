@@ -1,3 +1,4 @@
+import { registerOpoiMethods } from '../opoi/rpc.ts';
 import { registerBlockchainMethods } from '../rpc/methods/blockchain.ts';
 import { registerMiningMethods } from '../rpc/methods/mining.ts';
 import { registerNetworkMethods } from '../rpc/methods/network.ts';
@@ -16,5 +17,6 @@ export function registerNodeMethods(registry: RpcRegistry, ctx: NodeContext): vo
   registerUtilMethods(registry, ctx);
   registerWalletMethods(registry, ctx);
   registerZmqMethods(registry, ctx);
+  registerOpoiMethods(registry, ctx);
   if (ctx.network) registerNetworkMethods(registry, ctx, ctx.network);
 }

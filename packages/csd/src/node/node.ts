@@ -20,6 +20,7 @@ import { RpcHttpServer } from '../rpc/server.ts';
 import { Warmup } from '../rpc/warmup.ts';
 import { ChainDatabase } from '../storage/database.ts';
 import { Wallet } from '../wallet/wallet.ts';
+import { OpoiContentStore } from '../opoi/content.ts';
 import { WebSocketService } from '../ws/service.ts';
 import { ZmqNotificationInterface } from '../zmq/interface.ts';
 import { zmqNotifications } from '../zmq/notifications.ts';
@@ -107,6 +108,7 @@ export class Node {
     const wallet = o.disablewallet
       ? undefined
       : Wallet.open({ db, chain, mempool, feeEstimator, params: config.network, now: clock.now, log, fallbackFee: o.fallbackfee });
+    const opoiContent = new OpoiContentStore(db, chain.opoi, (event, err) => log.error({ event, err }, 'OPoI content listener failed'));
     const network = new Network({
       chain,
       mempool,
@@ -128,7 +130,7 @@ export class Node {
         bantime: o.bantime,
       },
     });
-    const ctx: NodeContext = { config, params: config.network, chain, mempool, feeEstimator, clock, log, ...indexes, wallet, network };
+    const ctx: NodeContext = { config, params: config.network, chain, mempool, feeEstimator, clock, log, ...indexes, opoiContent, wallet, network };
 
     const registry = new RpcRegistry(new Warmup('Loading block index...'));
     registerChainMetrics(registry.metrics, chain);
@@ -198,7 +200,7 @@ export class Node {
   private async startNotifications(): Promise<void> {
     const { ctx } = this;
     const zmq = zmqNotifications(ctx.config.options);
-    if (zmq.length > 0) this.zmq = await ZmqNotificationInterface.start(zmq, ctx.chain, ctx.mempool, ctx.log);
+    if (zmq.length > 0) this.zmq = await ZmqNotificationInterface.start(zmq, ctx.chain, ctx.mempool, ctx.log, ctx.opoiContent);
     const { wsport } = ctx.config.options;
     if (wsport !== null) this.ws = await WebSocketService.start(ctx, wsport);
   }

@@ -1,0 +1,187 @@
+/**
+ * The monitoring API (docs/pool.md, "HTTP API"): read-only JSON over HTTP and Prometheus /metrics.
+ * Amounts are integers in base units (1e-8 coin), times milliseconds since the epoch, hashrates
+ * Sol/s estimated from share difficulty over the stats window.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { RpcClient } from '@cs/rpc-client';
+import type { Logger } from 'pino';
+import type { AccountingStore, Balance, BlockRecord, PaymentRecord } from '../accounting/store.ts';
+import type { PoolStats, WorkerStats } from './stats.ts';
+
+export interface ApiContext {
+  readonly store: AccountingStore;
+  readonly stats: PoolStats;
+  readonly rpc: RpcClient;
+  readonly info: () => Record<string, unknown>;
+  readonly connectedMiners: () => number;
+  readonly log: Logger;
+}
+
+function balanceJson(b: Balance) {
+  return { immature: Number(b.immature), pending: Number(b.pending), paid: Number(b.paid) };
+}
+
+function blockJson(b: BlockRecord) {
+  return {
+    height: b.height,
+    hash: b.hash,
+    status: b.status,
+    confirmations: b.confirmations,
+    reward: Number(b.reward),
+    fee: Number(b.fee),
+    finder: b.finder,
+    worker: b.worker,
+    solo: b.solo,
+    time: b.time,
+    credits: Object.fromEntries(Object.entries(b.credits).map(([a, v]) => [a, Number(v)])),
+  };
+}
+
+function paymentJson(p: PaymentRecord) {
+  return {
+    id: p.id,
+    txid: p.txid,
+    status: p.status,
+    time: p.time,
+    amounts: Object.fromEntries(Object.entries(p.amounts).map(([a, v]) => [a, Number(v)])),
+  };
+}
+
+function workerJson(stats: PoolStats, w: WorkerStats, now: number) {
+  return {
+    worker: w.worker,
+    hashrate: stats.hashrate(w, now),
+    valid: w.valid,
+    invalid: w.invalid,
+    stale: w.stale,
+    lastShare: w.lastShare,
+    connected: w.connected,
+  };
+}
+
+export class ApiServer {
+  private server: Server | null = null;
+  port = 0;
+
+  constructor(private readonly ctx: ApiContext) {}
+
+  async listen(port: number, bind: string): Promise<void> {
+    const server = createServer((req, res) => {
+      this.route(req, res).catch((e) => {
+        this.ctx.log.error({ err: (e as Error).message, url: req.url }, 'API request failed');
+        this.send(res, 500, { error: 'internal error' });
+      });
+    });
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, bind, () => resolve());
+    });
+    this.port = (server.address() as { port: number }).port;
+    this.server = server;
+  }
+
+  async close(): Promise<void> {
+    await new Promise((r) => (this.server ? this.server.close(r) : r(undefined)));
+  }
+
+  private send(res: ServerResponse, status: number, body: unknown, type = 'application/json'): void {
+    const text = type === 'application/json' ? JSON.stringify(body) : String(body);
+    res.writeHead(status, { 'content-type': type, 'content-length': Buffer.byteLength(text) });
+    res.end(text);
+  }
+
+  private async route(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (req.method !== 'GET') return this.send(res, 405, { error: 'only GET' });
+    const path = new URL(req.url ?? '/', 'http://x').pathname.replace(/\/+$/, '');
+    const now = Date.now();
+    const { stats, store } = this.ctx;
+    if (path === '/api/pool/stats') return this.send(res, 200, await this.poolStats(now));
+    if (path === '/api/blocks') return this.send(res, 200, (await store.blocks()).reverse().map(blockJson));
+    if (path === '/api/payments') return this.send(res, 200, (await store.payments()).reverse().map(paymentJson));
+    if (path === '/metrics') return this.send(res, 200, await this.metrics(now), 'text/plain; version=0.0.4');
+    const user = /^\/api\/user\/([A-Za-z0-9]{1,100})(\/workers)?$/.exec(path);
+    if (user) {
+      const [, address, workers] = user;
+      const mine = stats.ofAddress(address);
+      if (workers)
+        return this.send(
+          res,
+          200,
+          mine.map((w) => workerJson(stats, w, now)),
+        );
+      const payments = (await store.payments())
+        .filter((p) => address in p.amounts)
+        .map((p) => ({ ...paymentJson(p), amount: Number(p.amounts[address]) }));
+      return this.send(res, 200, {
+        address,
+        balance: balanceJson(await store.balance(address)),
+        hashrate: mine.reduce((h, w) => h + stats.hashrate(w, now), 0),
+        shares: {
+          valid: mine.reduce((a, w) => a + w.valid, 0),
+          invalid: mine.reduce((a, w) => a + w.invalid, 0),
+          stale: mine.reduce((a, w) => a + w.stale, 0),
+        },
+        lastShare: mine.reduce((t, w) => Math.max(t, w.lastShare), 0),
+        workers: mine.filter((w) => w.connected > 0).length,
+        payments: payments.map(({ amounts: _all, ...p }) => p),
+      });
+    }
+    return this.send(res, 404, { error: 'not found' });
+  }
+
+  private async poolStats(now: number) {
+    const { stats, store } = this.ctx;
+    const blocks = await store.blocks();
+    const count = (s: string) => blocks.filter((b) => b.status === s).length;
+    let network: Record<string, unknown> = {};
+    try {
+      const m = await this.ctx.rpc.call<{ blocks: number; difficulty: number; networkhashps: number }>('getmininginfo');
+      network = { height: m.blocks, difficulty: m.difficulty, hashrate: m.networkhashps };
+    } catch (e) {
+      network = { error: (e as Error).message };
+    }
+    const lastShare = [...stats.workers.values()].reduce((t, w) => Math.max(t, w.lastShare), 0);
+    return {
+      ...this.ctx.info(),
+      connectedMiners: this.ctx.connectedMiners(),
+      hashrate: stats.poolHashrate(now),
+      shares: stats.totals,
+      lastShare,
+      blocks: {
+        new: count('new'),
+        pending: count('pending'),
+        confirmed: count('confirmed'),
+        orphaned: count('orphaned'),
+        rejected: stats.blocksRejected,
+      },
+      network,
+    };
+  }
+
+  private async metrics(now: number): Promise<string> {
+    const { stats, store } = this.ctx;
+    const blocks = await store.blocks();
+    const lines = [
+      '# HELP cs_pool_connections Connected stratum clients.',
+      '# TYPE cs_pool_connections gauge',
+      `cs_pool_connections ${this.ctx.connectedMiners()}`,
+      '# HELP cs_pool_shares_total Shares by outcome since start.',
+      '# TYPE cs_pool_shares_total counter',
+      ...Object.entries(stats.totals).map(([k, v]) => `cs_pool_shares_total{outcome="${k}"} ${v}`),
+      '# HELP cs_pool_hashrate Estimated pool hashrate (Sol/s).',
+      '# TYPE cs_pool_hashrate gauge',
+      `cs_pool_hashrate ${stats.poolHashrate(now)}`,
+      '# HELP cs_pool_blocks Blocks by status.',
+      '# TYPE cs_pool_blocks gauge',
+      ...['new', 'pending', 'confirmed', 'orphaned'].map((s) => `cs_pool_blocks{status="${s}"} ${blocks.filter((b) => b.status === s).length}`),
+      "# HELP cs_pool_hashblock_to_jobs_seconds The last new block: from csd's ZeroMQ hashblock to its job written to every miner.",
+      '# TYPE cs_pool_hashblock_to_jobs_seconds gauge',
+      `cs_pool_hashblock_to_jobs_seconds ${stats.hashblockToJobsMs / 1000}`,
+      '# HELP cs_pool_blocks_rejected_total Blocks the node refused since start.',
+      '# TYPE cs_pool_blocks_rejected_total counter',
+      `cs_pool_blocks_rejected_total ${stats.blocksRejected}`,
+    ];
+    return `${lines.join('\n')}\n`;
+  }
+}

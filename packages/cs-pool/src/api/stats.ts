@@ -1,0 +1,79 @@
+/**
+ * Live statistics of this pool process for the API and /metrics: share counters per worker and
+ * the share difficulty of the last `windowMs`, from which hashrate is estimated as
+ * Σ difficulty × solutions-per-difficulty / window (Sol/s). Counters start at zero with the
+ * process; balances, blocks and payments come from the store.
+ */
+export type ShareOutcome = 'valid' | 'invalid' | 'stale' | 'duplicate' | 'low';
+
+export interface WorkerStats {
+  readonly address: string;
+  readonly worker: string;
+  valid: number;
+  invalid: number;
+  stale: number;
+  lastShare: number;
+  /** [time ms, difficulty] of the valid shares inside the window, oldest first. */
+  readonly recent: [number, number][];
+  connected: number;
+}
+
+export class PoolStats {
+  readonly workers = new Map<string, WorkerStats>();
+  readonly totals = { valid: 0, invalid: 0, stale: 0, duplicate: 0, low: 0 };
+  blocksFound = 0;
+  blocksRejected = 0;
+  /** The last new block's time from csd's hashblock to the job written to every miner's socket. */
+  hashblockToJobsMs = 0;
+
+  constructor(
+    readonly windowMs: number,
+    private readonly solutionsPerDifficulty: number,
+  ) {}
+
+  private entry(address: string, worker: string): WorkerStats {
+    const key = `${address}.${worker}`;
+    let w = this.workers.get(key);
+    if (!w) {
+      w = { address, worker, valid: 0, invalid: 0, stale: 0, lastShare: 0, recent: [], connected: 0 };
+      this.workers.set(key, w);
+    }
+    return w;
+  }
+
+  connected(address: string, worker: string, delta: 1 | -1): void {
+    this.entry(address, worker).connected += delta;
+  }
+
+  share(address: string, worker: string, outcome: ShareOutcome, difficulty: number, now: number): void {
+    this.totals[outcome]++;
+    const w = this.entry(address, worker);
+    if (outcome === 'valid') {
+      w.valid++;
+      w.lastShare = now;
+      w.recent.push([now, difficulty]);
+    } else if (outcome === 'stale') w.stale++;
+    else w.invalid++;
+    this.prune(w, now);
+  }
+
+  private prune(w: WorkerStats, now: number): void {
+    while (w.recent.length > 0 && w.recent[0][0] < now - this.windowMs) w.recent.shift();
+  }
+
+  hashrate(w: WorkerStats, now: number): number {
+    this.prune(w, now);
+    const sum = w.recent.reduce((a, [, d]) => a + d, 0);
+    return (sum * this.solutionsPerDifficulty) / (this.windowMs / 1000);
+  }
+
+  poolHashrate(now: number): number {
+    let h = 0;
+    for (const w of this.workers.values()) h += this.hashrate(w, now);
+    return h;
+  }
+
+  ofAddress(address: string): WorkerStats[] {
+    return [...this.workers.values()].filter((w) => w.address === address);
+  }
+}

@@ -1,0 +1,172 @@
+/**
+ * Jobs from csd's getblocktemplate: fetched at start, again at once on ZeroMQ hashblock, on BIP 22
+ * long poll answers (the fallback without ZeroMQ, and how new transactions arrive) and every
+ * `txRefreshMs` for transactions. A new previous block makes every older job stale (21); a new
+ * transaction set only adds a job. Pool jobs pay the pool address; a solo miner's job pays the
+ * finder, minus the pool fee as a second output.
+ */
+import { EventEmitter } from 'node:events';
+import type { ChainParams, TxOut } from '@cs/consensus';
+import { RpcError, type RpcClient } from '@cs/rpc-client';
+import { buildJob, type BlockTemplate, type Job } from '@cs/stratum';
+import type { Logger } from 'pino';
+import { feeOf } from '../accounting/schemes.ts';
+
+/** Jobs of the current previous block kept for late submits after a transaction refresh. */
+const MAX_JOBS_PER_BLOCK = 16;
+
+export interface JobManagerOptions {
+  readonly rpc: RpcClient;
+  readonly net: ChainParams;
+  readonly poolScript: Uint8Array;
+  readonly coinbaseTag: Uint8Array;
+  readonly feeBasisPoints: number;
+  readonly zmqHashBlock: string | null;
+  readonly txRefreshMs: number;
+  readonly log: Logger;
+}
+
+export interface LiveJob {
+  readonly job: Job;
+  readonly seen: Set<string>;
+  /** '' for pool jobs, the finder's address for solo jobs. */
+  readonly payout: string;
+}
+
+export interface JobEvents {
+  job: [cleanJobs: boolean];
+}
+
+export class JobManager extends EventEmitter<JobEvents> {
+  template: BlockTemplate | null = null;
+  /** Every live job by id, with the share keys seen for it (duplicates). */
+  private readonly jobs = new Map<string, LiveJob>();
+  private readonly byPayout = new Map<string, Job>();
+  private nextId = 1;
+  private stopped = false;
+  private refreshing: Promise<void> | null = null;
+  private refreshAgain = false;
+  private timer: NodeJS.Timeout | null = null;
+  private zmq: { close(): void } | null = null;
+  /** When the last hashblock arrived (performance.now()), until its job has gone out; 0 otherwise. */
+  lastHashBlockAt = 0;
+
+  constructor(private readonly o: JobManagerOptions) {
+    super();
+  }
+
+  async start(): Promise<void> {
+    await this.refresh();
+    void this.longPoll();
+    if (this.o.zmqHashBlock) await this.subscribeHashBlock(this.o.zmqHashBlock);
+    this.timer = setInterval(() => void this.refresh().catch(() => {}), this.o.txRefreshMs);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    this.stopped = true;
+    if (this.timer) clearInterval(this.timer);
+    this.zmq?.close();
+  }
+
+  lookup(id: string): LiveJob | undefined {
+    return this.jobs.get(id);
+  }
+
+  /** The current job for a payout: the pool (null) or a solo finder's output script (hex key). */
+  jobFor(solo: { address: string; script: Uint8Array } | null): Job {
+    const key = solo ? solo.address : '';
+    const existing = this.byPayout.get(key);
+    if (existing) return existing;
+    const job = this.build(solo);
+    this.byPayout.set(key, job);
+    return job;
+  }
+
+  /** Fetches a template; concurrent callers share one request, and a call during it runs once more after. */
+  refresh(): Promise<void> {
+    if (this.refreshing) {
+      this.refreshAgain = true;
+      return this.refreshing;
+    }
+    this.refreshing = (async () => {
+      try {
+        do {
+          this.refreshAgain = false;
+          const t = await this.o.rpc.call<BlockTemplate>('getblocktemplate', [{ rules: ['segwit'] }]);
+          this.accept(t);
+        } while (this.refreshAgain && !this.stopped);
+      } finally {
+        this.refreshing = null;
+      }
+    })();
+    return this.refreshing;
+  }
+
+  private accept(t: BlockTemplate): void {
+    const old = this.template;
+    if (old && old.previousblockhash === t.previousblockhash && old.longpollid === t.longpollid) {
+      // The long poll announced this block before hashblock did: nothing is measured for it.
+      this.lastHashBlockAt = 0;
+      return;
+    }
+    const clean = !old || old.previousblockhash !== t.previousblockhash;
+    this.template = t;
+    if (clean) this.jobs.clear();
+    this.byPayout.clear();
+    this.jobFor(null);
+    this.o.log.debug({ height: t.height, clean, txs: t.transactions.length }, 'new job');
+    this.emit('job', clean);
+  }
+
+  private build(solo: { address: string; script: Uint8Array } | null): Job {
+    const t = this.template;
+    if (!t) throw new Error('no block template yet');
+    const value = BigInt(t.coinbasevalue);
+    let payouts: TxOut[];
+    if (solo) {
+      const fee = feeOf(value, this.o.feeBasisPoints);
+      payouts = [{ value: value - fee, scriptPubKey: solo.script }];
+      if (fee > 0n) payouts.push({ value: fee, scriptPubKey: this.o.poolScript });
+    } else {
+      payouts = [{ value, scriptPubKey: this.o.poolScript }];
+    }
+    const id = (this.nextId++).toString(16);
+    const job = buildJob({ id, template: t, payouts, coinbaseTag: this.o.coinbaseTag, equihash: this.o.net.equihash });
+    this.jobs.set(id, { job, seen: new Set(), payout: solo?.address ?? '' });
+    if (this.jobs.size > MAX_JOBS_PER_BLOCK * 4) this.jobs.delete(this.jobs.keys().next().value!);
+    return job;
+  }
+
+  private async longPoll(): Promise<void> {
+    while (!this.stopped) {
+      const id = this.template?.longpollid;
+      try {
+        const t = await this.o.rpc.call<BlockTemplate>('getblocktemplate', [{ rules: ['segwit'], longpollid: id }], 330_000);
+        if (!this.stopped) this.accept(t);
+      } catch (e) {
+        if (this.stopped) return;
+        if (!(e instanceof RpcError && e.code === -9)) this.o.log.warn({ err: (e as Error).message }, 'long poll failed; retrying');
+        await new Promise((r) => setTimeout(r, 1000));
+      }
+    }
+  }
+
+  private async subscribeHashBlock(address: string): Promise<void> {
+    const { Subscriber } = await import('zeromq');
+    const sock = new Subscriber();
+    sock.connect(address);
+    sock.subscribe('hashblock');
+    this.zmq = sock;
+    void (async () => {
+      try {
+        for await (const _frames of sock) {
+          this.lastHashBlockAt = performance.now();
+          await this.refresh().catch((e) => this.o.log.warn({ err: (e as Error).message }, 'template after hashblock failed'));
+        }
+      } catch (e) {
+        if (!this.stopped) this.o.log.warn({ err: (e as Error).message }, 'ZeroMQ subscription ended');
+      }
+    })();
+  }
+}

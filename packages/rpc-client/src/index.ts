@@ -1,0 +1,2 @@
+/** @cs/rpc-client: the JSON-RPC client every program of the repo uses to talk to csd. */
+export * from './client.ts';
