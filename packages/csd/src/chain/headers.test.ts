@@ -29,7 +29,10 @@ test('headers are stored without their blocks, survive a restart, and count as t
     assert.equal(last?.height, 20);
     assert.equal(h.chain.height, 0);
     assert.equal(h.chain.bestHeader.height, 20);
-    assert.ok(h.chain.chainTips().some((t) => t.status === 'headers-only' && t.entry.height === 20));
+    assert.ok(
+      h.chain.chainTips().some((t) => t.status === 'headers-only' && t.entry.height === 20),
+      'no headers-only tip at height 20',
+    );
     // Known headers again: accepted without change.
     assert.equal(h.chain.acceptHeaders(blocks.slice(0, 5).map((b) => b.header)).last?.height, 5);
     await h.reopen();
@@ -49,7 +52,7 @@ test('blocks arriving in reverse order are kept and connected in order once the 
       assert.equal((await h.chain.processBlock(block)).status, 'inconclusive');
       assert.equal(h.chain.height, 0);
     }
-    assert.ok(!h.chain.hasChainData(h.chain.entry(blocks[11].header.hashHex)!));
+    assert.ok(!h.chain.hasChainData(h.chain.entry(blocks[11].header.hashHex)!), 'block 11 has data it was never given');
     assert.equal((await h.chain.processBlock(blocks[0])).status, 'accepted');
     assert.equal(h.chain.height, 12);
     assert.equal(h.chain.tip.hashHex, blocks[11].header.hashHex);
@@ -100,7 +103,7 @@ test('a locator is dense near the tip, sparse further back, ends at genesis, and
     const locator = h.chain.locator();
     assert.equal(Buffer.from(locator[0]).toString('hex'), Buffer.from(h.chain.tip.hash).toString('hex'));
     assert.equal(Buffer.from(locator.at(-1)!).toString('hex'), Buffer.from(h.chain.atHeight(0)!.hash).toString('hex'));
-    assert.ok(locator.length < 40 && locator.length > 10);
+    assert.ok(locator.length < 40 && locator.length > 10, `locator of ${locator.length} hashes`);
     const heights = locator.map((hash) => h.chain.entry(Buffer.from(hash).reverse().toString('hex'))!.height);
     assert.deepEqual(heights.slice(0, 11), [40, 39, 38, 37, 36, 35, 34, 33, 32, 31, 30]);
     // A locator of unknown hashes ending in one of ours finds that block; none at all finds genesis.

@@ -12,6 +12,7 @@ import { closeIndexes, openIndexes, startIndexes } from '../indexes/node-indexes
 import { Mempool } from '../mempool/mempool.ts';
 import { registerNetworkMetrics } from '../p2p/metrics.ts';
 import { Network } from '../p2p/network.ts';
+import { contentStoreSink, relayPublishedContent } from '../p2p/opoi-content.ts';
 import { registerRest } from '../rest/handler.ts';
 import { AllowList } from '../rpc/allowip.ts';
 import { registerControlMethods } from '../rpc/methods/control.ts';
@@ -116,6 +117,7 @@ export class Node {
       log,
       now: clock.now,
       dataDir: config.paths.networkDir,
+      opoi: contentStoreSink(opoiContent),
       options: {
         // Core: -connect turns listening off unless -listen is given.
         listen: config.isSet('listen') || o.connect.length === 0 ? o.listen : false,
@@ -130,6 +132,7 @@ export class Node {
         bantime: o.bantime,
       },
     });
+    relayPublishedContent(opoiContent, network);
     const ctx: NodeContext = { config, params: config.network, chain, mempool, feeEstimator, clock, log, ...indexes, opoiContent, wallet, network };
 
     const registry = new RpcRegistry(new Warmup('Loading block index...'));

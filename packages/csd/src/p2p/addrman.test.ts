@@ -46,8 +46,8 @@ test(
     assert.equal(await loaded.load(), null);
     assert.equal(loaded.size, m.size);
     const sample = loaded.sample();
-    assert.ok(sample.length > 0 && sample.length <= Math.ceil(m.size * 0.23));
-    assert.ok(loaded.select(() => false) !== null);
+    assert.ok(sample.length > 0 && sample.length <= Math.ceil(m.size * 0.23), `getaddr sample of ${sample.length} from ${m.size}`);
+    assert.ok(loaded.select(() => false) !== null, 'the reloaded manager has no address to select');
   }),
 );
 

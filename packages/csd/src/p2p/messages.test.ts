@@ -1,12 +1,14 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { BlockHeader, DecodeError, REGTEST, Transaction, Writer } from '@cs/consensus';
+import { BlockHeader, DecodeError, REGTEST, Transaction, Writer, requestIdFromUuid } from '@cs/consensus';
+import { MAX_OPOI_CONTENT_BYTES } from '../opoi/content.ts';
 import { fuzzDecoder } from '../../../consensus/test/fuzz.ts';
 import { type Command, decodePayload, encodePayload, type Message } from './messages.ts';
 import { MAX_HEADERS_RESULTS, MAX_HEADERS_ENTRY_SIZE, MAX_MESSAGE_SIZE, MSG_WTX, PROTOCOL_VERSION } from './protocol.ts';
 
 const genesis = REGTEST.genesis;
 const hash = (b: number) => new Uint8Array(32).fill(b);
+const REQUEST_ID = requestIdFromUuid('0b4f6a3e-1c2d-4e5f-8a9b-0c1d2e3f4a5b');
 
 const samples: Message[] = [
   {
@@ -39,7 +41,7 @@ const samples: Message[] = [
   { command: 'headers', headers: [genesis.header, genesis.header] },
   { command: 'block', block: genesis, raw: genesis.encode() },
   { command: 'tx', tx: genesis.txs[0] },
-  { command: 'opoicontent', requestId: hash(5), content: Uint8Array.from(Buffer.from('the answer')) },
+  { command: 'opoicontent', requestId: REQUEST_ID, content: Uint8Array.from(Buffer.from('the answer')) },
 ];
 
 /** Structural equality for messages: bytes, bigints and decoded objects compared by their encoding. */
@@ -71,7 +73,20 @@ test('a headers entry is the header, its solution and a zero transaction count',
 });
 
 test('the headers limit fits the message limit with the largest Equihash solution', () => {
-  assert.ok(MAX_HEADERS_RESULTS * MAX_HEADERS_ENTRY_SIZE + 3 <= MAX_MESSAGE_SIZE);
+  assert.ok(MAX_HEADERS_RESULTS * MAX_HEADERS_ENTRY_SIZE + 3 <= MAX_MESSAGE_SIZE, 'a full headers message exceeds the message limit');
+});
+
+test('opoicontent carries the 16-byte request id and at most the content a node stores', () => {
+  const content = new Uint8Array(MAX_OPOI_CONTENT_BYTES);
+  const bytes = encodePayload({ command: 'opoicontent', requestId: REQUEST_ID, content });
+  assert.equal(bytes.length, 16 + 5 + MAX_OPOI_CONTENT_BYTES);
+  assert.deepEqual(bytes.subarray(0, 16), REQUEST_ID);
+  const over = encodePayload({ command: 'opoicontent', requestId: REQUEST_ID, content: new Uint8Array(MAX_OPOI_CONTENT_BYTES + 1) });
+  assert.throws(
+    () => decodePayload('opoicontent', over),
+    (e: unknown) => e instanceof DecodeError && e.code === 'oversize',
+  );
+  assert.throws(() => encodePayload({ command: 'opoicontent', requestId: hash(5), content }), RangeError);
 });
 
 test('counts beyond the protocol limits are refused before anything is allocated', () => {

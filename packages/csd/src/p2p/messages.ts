@@ -3,17 +3,10 @@
  * and nowhere else. Decoding is strict (every length bounded before allocation, no trailing
  * bytes), so a malformed payload ends in a DecodeError that the peer is punished for.
  */
-import { Block, BlockHeader, DecodeError, Reader, Transaction, Writer } from '@cs/consensus';
+import { Block, BlockHeader, DecodeError, REQUEST_ID_BYTES, Reader, Transaction, Writer } from '@cs/consensus';
+import { MAX_OPOI_CONTENT_BYTES } from '../opoi/content.ts';
 import { readNetAddress, writeNetAddress, type NetAddress } from './netaddr.ts';
-import {
-  MAX_ADDR_TO_SEND,
-  MAX_HEADERS_RESULTS,
-  MAX_INV_SIZE,
-  MAX_LOCATOR_SIZE,
-  MAX_OPOI_CONTENT_SIZE,
-  MAX_USER_AGENT_LENGTH,
-  PROTOCOL_VERSION,
-} from './protocol.ts';
+import { MAX_ADDR_TO_SEND, MAX_HEADERS_RESULTS, MAX_INV_SIZE, MAX_LOCATOR_SIZE, MAX_USER_AGENT_LENGTH, PROTOCOL_VERSION } from './protocol.ts';
 
 export interface VersionPayload {
   readonly version: number;
@@ -51,7 +44,7 @@ export type Message =
   | { readonly command: 'headers'; readonly headers: readonly BlockHeader[] }
   | { readonly command: 'block'; readonly block: Block; readonly raw: Uint8Array }
   | { readonly command: 'tx'; readonly tx: Transaction }
-  /** Published OPoI content: the answer to request `requestId`, relayed once the receiver accepts it. */
+  /** Published OPoI content: the answer to request `requestId` (a UUID's 16 bytes), relayed once the receiver accepts it. */
   | { readonly command: 'opoicontent'; readonly requestId: Uint8Array; readonly content: Uint8Array };
 
 export type Command = Message['command'];
@@ -123,6 +116,8 @@ export function encodePayload(m: Message): Uint8Array {
     case 'tx':
       return m.tx.encode(true);
     case 'opoicontent':
+      // The id has no length prefix: any other length would shift the content for the receiver.
+      if (m.requestId.length !== REQUEST_ID_BYTES) throw new RangeError(`an OPoI request id is ${REQUEST_ID_BYTES} bytes`);
       w.bytes(m.requestId).varBytes(m.content);
       break;
   }
@@ -203,6 +198,6 @@ function read(command: Command, r: Reader): Message {
     case 'tx':
       return { command, tx: Transaction.read(r, { allowWitness: true }) };
     case 'opoicontent':
-      return { command, requestId: r.bytes(32).slice(), content: r.varBytes(MAX_OPOI_CONTENT_SIZE, 'content').slice() };
+      return { command, requestId: r.bytes(REQUEST_ID_BYTES).slice(), content: r.varBytes(MAX_OPOI_CONTENT_BYTES, 'content').slice() };
   }
 }

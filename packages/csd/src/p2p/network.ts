@@ -21,7 +21,7 @@ import { BlockDownload } from './block-download.ts';
 import { selectInboundToEvict } from './eviction.ts';
 import type { InvItem, Message } from './messages.ts';
 import { formatHostPort, netGroup, type NetAddress } from './netaddr.ts';
-import type { OpoiContentStore } from './opoi-content.ts';
+import type { OpoiContentSink } from './opoi-content.ts';
 import { OrphanPool } from './orphans.ts';
 import { type ConnectionType, Peer } from './peer.ts';
 import { LOCAL_SERVICES, MAX_HEADERS_RESULTS, MSG_BLOCK, MSG_TX, MSG_WITNESS_BLOCK, MSG_WITNESS_FLAG, MSG_WITNESS_TX, MSG_WTX } from './protocol.ts';
@@ -53,7 +53,7 @@ export interface NetworkDeps {
   readonly dataDir: string;
   readonly options: NetworkOptions;
   /** Published OPoI content checks; without one, opoicontent messages are ignored. */
-  readonly opoi?: OpoiContentStore;
+  readonly opoi?: OpoiContentSink;
 }
 
 /** Core's MAX_OUTBOUND_FULL_RELAY_CONNECTIONS. */

@@ -7,10 +7,10 @@ import pino from 'pino';
 import { openHarness, type Harness } from '../../test/chain-harness.ts';
 import { Mempool } from '../mempool/mempool.ts';
 import { Network } from './network.ts';
-import type { OpoiContentStore } from './opoi-content.ts';
+import type { OpoiContentSink } from './opoi-content.ts';
 
 /** A store that knows the revealed response hash (SHA-256 of the content) of some requests. */
-class HashCheckingStore implements OpoiContentStore {
+class HashCheckingStore implements OpoiContentSink {
   readonly revealed = new Map<string, string>();
   readonly stored: string[] = [];
   accept(requestId: Uint8Array, content: Uint8Array): boolean {
@@ -34,7 +34,7 @@ async function until(what: string, check: () => boolean): Promise<void> {
 test('published OPoI content travels only through nodes that could check it', async () => {
   const harnesses: Harness[] = [];
   const networks: Network[] = [];
-  const node = async (store: OpoiContentStore, addnode: readonly string[]) => {
+  const node = async (store: OpoiContentSink, addnode: readonly string[]) => {
     const h = await openHarness();
     harnesses.push(h);
     const network = new Network({
@@ -70,8 +70,8 @@ test('published OPoI content travels only through nodes that could check it', as
     const b = await node(stores[1], [at(a), at(c)]);
     await until('b is connected to a and c', () => b.connectionCount === 2 && a.connectionCount === 1 && c.connectionCount === 1);
 
-    const checked = Buffer.alloc(32, 1);
-    const unchecked = Buffer.alloc(32, 2);
+    const checked = Buffer.alloc(16, 1);
+    const unchecked = Buffer.alloc(16, 2);
     for (const s of [stores[1], stores[2]]) s.revealed.set(checked.toString('hex'), sha('answer one'));
     // Only c knows the second request's hash: b must not pass its content on.
     stores[2].revealed.set(unchecked.toString('hex'), sha('answer two'));
@@ -83,9 +83,9 @@ test('published OPoI content travels only through nodes that could check it', as
     assert.deepEqual(stores[2].stored, ['answer one']);
     // Content that does not match its hash is not accepted either.
     a.publishOpoiContent(checked, Buffer.from('a forged answer'));
-    stores[1].revealed.set(Buffer.alloc(32, 3).toString('hex'), sha('answer three'));
-    stores[2].revealed.set(Buffer.alloc(32, 3).toString('hex'), sha('answer three'));
-    a.publishOpoiContent(Buffer.alloc(32, 3), Buffer.from('answer three'));
+    stores[1].revealed.set(Buffer.alloc(16, 3).toString('hex'), sha('answer three'));
+    stores[2].revealed.set(Buffer.alloc(16, 3).toString('hex'), sha('answer three'));
+    a.publishOpoiContent(Buffer.alloc(16, 3), Buffer.from('answer three'));
     await until('the third content reaches c', () => stores[2].stored.length > 1);
     assert.deepEqual(stores[2].stored, ['answer one', 'answer three']);
   } finally {

@@ -35,9 +35,6 @@ export const MAX_ADDR_TO_SEND = 1000;
 export const MAX_LOCATOR_SIZE = 101;
 export const MAX_USER_AGENT_LENGTH = 256;
 
-/** Published OPoI content carried by one `opoicontent` message (a model answer, not a block). */
-export const MAX_OPOI_CONTENT_SIZE = 1_000_000;
-
 /** Inventory types (Core's; MSG_WITNESS_FLAG marks the segwit serialization). */
 export const MSG_TX = 1;
 export const MSG_BLOCK = 2;
