@@ -216,6 +216,25 @@ describe('p2p network', { concurrency: false }, () => {
     assert.equal(await a.call('getblockcount'), height);
   });
 
+  test('an unrequested block is processed only when it would become the tip (p2p_unrequested_blocks)', async () => {
+    const p = await TestPeer.connect(a.p2pPort);
+    const height = await a.call<number>('getblockcount');
+    const tip = await headerAt(a, height);
+    const parent = await headerAt(a, height - 1);
+    const block = (h: number, prev: BlockHeader) =>
+      mine(assembleBlock(withWitnessCommitment([coinbaseTx(h, 0n)]), { prevHash: prev.hash, time: tip.time + 1 }), REGTEST);
+    // A sibling of the tip has no more work than the tip: ignored, and not punished.
+    const sibling = block(height, parent);
+    p.send({ command: 'block', block: sibling, raw: sibling.encode() });
+    const next = block(height + 1, tip);
+    p.send({ command: 'block', block: next, raw: next.encode() });
+    // Handled in order: once the second is the tip, the first was dealt with.
+    await waitUntil('the unrequested block on the tip is connected', async () => (await tipOf(a)) === next.header.hashHex);
+    await assert.rejects(a.call('getblockheader', sibling.header.hashHex), /Block not found/, 'the unrequested sibling was stored');
+    assert.ok(!p.closed, 'the sender of valid unrequested blocks was disconnected');
+    p.close();
+  });
+
   test('a peer that stalls the download window is dropped and the sync completes from others', async () => {
     const c = node();
     daemons.push(c);
