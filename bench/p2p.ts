@@ -35,6 +35,17 @@ function rawVerifyRate(): number {
   return rates.sort((a, b) => a - b)[2];
 }
 
+/** Where a node's block connects spent their time (its /metrics), as shares of the total. */
+async function connectPhases(d: Daemon): Promise<string> {
+  const text = await (await fetch(`http://127.0.0.1:${d.rpcPort}/metrics`)).text();
+  const seconds = (phase: string) => Number(new RegExp(`^csd_block_connect_phase_seconds_sum\\{phase="${phase}"\\} (\\S+)$`, 'm').exec(text)?.[1] ?? 0);
+  const phases = { plan: seconds('plan'), scripts: seconds('scripts'), write: seconds('write') };
+  const total = phases.plan + phases.scripts + phases.write;
+  return Object.entries(phases)
+    .map(([name, s]) => `${name} ${((100 * s) / total).toFixed(0)}%`)
+    .join(', ');
+}
+
 /** Resident set size of a process in MiB, from /proc (Linux). */
 function rssMiB(pid: number): number {
   const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
@@ -80,6 +91,7 @@ try {
   await source.stop();
   const reindex = await runUntil(node, chain.height, ['-reindex', '-listen=0']);
   if ((await node.call<string>('getbestblockhash')) !== chain.tip) throw new Error('the reindexed node is not at the chain tip');
+  const phases = await connectPhases(node);
   await node.stop();
   const raw = (rawBefore + rawVerifyRate()) / 2;
   const inputRate = chain.inputs / reindex.seconds;
@@ -89,6 +101,7 @@ try {
   console.log(
     `-reindex: ${Math.round(inputRate).toLocaleString('en')} inputs/s; raw single-core libsecp256k1: ${Math.round(raw).toLocaleString('en')} verifies/s; ratio ${(inputRate / raw).toFixed(2)}x on ${availableParallelism()} cores (goal >= 1.4x)`,
   );
+  console.log(`-reindex block connect time: ${phases} (plan includes the UTXO lookups; scripts is the wait for signature checks)`);
   console.log(`memory (resident set, peak): ${sync.peakMiB.toFixed(0)} MiB during sync, ${reindex.peakMiB.toFixed(0)} MiB during -reindex`);
 } finally {
   await node.cleanup();
