@@ -38,7 +38,8 @@ function rawVerifyRate(): number {
 /** Where a node's block connects spent their time (its /metrics), as shares of the total. */
 async function connectPhases(d: Daemon): Promise<string> {
   const text = await (await fetch(`http://127.0.0.1:${d.rpcPort}/metrics`)).text();
-  const seconds = (phase: string) => Number(new RegExp(`^csd_block_connect_phase_seconds_sum\\{phase="${phase}"\\} (\\S+)$`, 'm').exec(text)?.[1] ?? 0);
+  const seconds = (phase: string) =>
+    Number(new RegExp(`^csd_block_connect_phase_seconds_sum\\{phase="${phase}"\\} (\\S+)$`, 'm').exec(text)?.[1] ?? 0);
   const phases = { plan: seconds('plan'), scripts: seconds('scripts'), write: seconds('write') };
   const total = phases.plan + phases.scripts + phases.write;
   return Object.entries(phases)
