@@ -1,0 +1,83 @@
+/**
+ * The embedded engine: llama.cpp in this process through node-llama-cpp, on its prebuilt binaries
+ * (`build: "never"`: nothing is compiled or downloaded; a machine without a matching binary gets
+ * an error at start-up). One GGUF model per backend, one context, one assignment at a time (the
+ * next waits), the history cleared before each, greedy decoding (temperature 0) and a fixed seed:
+ * the same prompt gives the same answer on the same build. Generation runs on llama.cpp's own
+ * threads (`threads`), so the miner's event loop and solver threads keep going.
+ */
+import { INFERENCE_SEED, promptText, type Generation, type InferenceBackend } from './backend.ts';
+
+type NodeLlamaCpp = typeof import('node-llama-cpp');
+type LlamaModel = Awaited<ReturnType<Awaited<ReturnType<NodeLlamaCpp['getLlama']>>['loadModel']>>;
+type LlamaContext = Awaited<ReturnType<LlamaModel['createContext']>>;
+
+export interface LlamaSettings {
+  /** CPU threads llama.cpp evaluates with. */
+  readonly threads: number;
+  /** Context size in tokens: prompt plus answer must fit. */
+  readonly contextSize: number;
+  /** 'false' (CPU only), 'auto', 'cuda', 'vulkan' or 'metal': which prebuilt binary to load. */
+  readonly gpu: 'false' | 'auto' | 'cuda' | 'vulkan' | 'metal';
+}
+
+async function loadBinding(): Promise<NodeLlamaCpp> {
+  try {
+    return await import('node-llama-cpp');
+  } catch (e) {
+    throw new Error(`the embedded engine needs the node-llama-cpp package (npm ci installs it with cs-miner): ${(e as Error).message}`);
+  }
+}
+
+export class LlamaBackend implements InferenceBackend {
+  readonly kind = 'llama';
+  /** Assignments run one after another on the single sequence. */
+  private queue: Promise<unknown> = Promise.resolve();
+
+  private constructor(
+    private readonly lib: NodeLlamaCpp,
+    private readonly model: LlamaModel,
+    private readonly context: LlamaContext,
+  ) {}
+
+  /** Loads the model file now, so that a bad path or file is a start-up error, not a failed assignment. */
+  static async open(modelPath: string, settings: LlamaSettings): Promise<LlamaBackend> {
+    const lib = await loadBinding();
+    const llama = await lib.getLlama({ build: 'never', gpu: settings.gpu === 'false' ? false : settings.gpu, logLevel: lib.LlamaLogLevel.error });
+    const model = await llama.loadModel({ modelPath });
+    const context = await model.createContext({ contextSize: settings.contextSize, threads: settings.threads, sequences: 1 });
+    return new LlamaBackend(lib, model, context);
+  }
+
+  generate(prompt: Uint8Array, maxTokens: number, signal: AbortSignal): Promise<Generation> {
+    const run = this.queue.then(() => this.run(prompt, maxTokens, signal));
+    this.queue = run.catch(() => {});
+    return run;
+  }
+
+  private async run(prompt: Uint8Array, maxTokens: number, signal: AbortSignal): Promise<Generation> {
+    signal.throwIfAborted();
+    const sequence = this.context.getSequence();
+    try {
+      const completion = new this.lib.LlamaCompletion({ contextSequence: sequence });
+      let tokenCount = 0;
+      const text = await completion.generateCompletion(promptText(prompt), {
+        maxTokens,
+        temperature: 0,
+        seed: INFERENCE_SEED,
+        signal,
+        onToken: (tokens) => {
+          tokenCount += tokens.length;
+        },
+      });
+      return { response: Buffer.from(text, 'utf8'), tokenCount };
+    } finally {
+      sequence.dispose();
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.context.dispose();
+    await this.model.dispose();
+  }
+}
