@@ -19,7 +19,7 @@ export interface Solved {
 
 export class StratumClient {
   private readonly splitter = new LineSplitter();
-  private readonly waiting = new Map<number, (r: Reply) => void>();
+  private readonly waiting = new Map<number, { resolve: (r: Reply) => void; reject: (e: Error) => void }>();
   private nextId = 1;
   readonly notifications: { method: string; params: unknown[] }[] = [];
   private readonly listeners: (() => void)[] = [];
@@ -35,6 +35,8 @@ export class StratumClient {
     socket.on('data', (chunk: string) => this.onData(chunk));
     socket.on('close', () => {
       this.closed = true;
+      for (const w of this.waiting.values()) w.reject(new Error('connection closed before the answer'));
+      this.waiting.clear();
       for (const l of this.listeners.splice(0)) l();
     });
     socket.on('error', () => {});
@@ -53,7 +55,7 @@ export class StratumClient {
     for (const line of this.splitter.push(chunk)) {
       const msg = decodeMessage(line);
       if (msg.kind === 'response') {
-        this.waiting.get(msg.id as number)?.({ result: msg.result, error: msg.error });
+        this.waiting.get(msg.id as number)?.resolve({ result: msg.result, error: msg.error });
         this.waiting.delete(msg.id as number);
         continue;
       }
@@ -69,9 +71,9 @@ export class StratumClient {
   request(method: string, params: unknown[]): Promise<Reply> {
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
-      this.waiting.set(id, resolve);
+      if (this.closed) return reject(new Error(`connection closed before ${method}`));
+      this.waiting.set(id, { resolve, reject });
       this.socket.write(`${JSON.stringify({ id, method, params })}\n`);
-      this.socket.once('close', () => reject(new Error(`connection closed before the answer to ${method}`)));
     });
   }
 

@@ -112,7 +112,6 @@ class Connection {
   valid = 0;
   invalid = 0;
   lastValidShare: number;
-  currentJob: Job | null = null;
   closed = false;
 
   constructor(
@@ -140,6 +139,7 @@ export class StratumServer {
   private readonly perIp = new Map<string, number>();
   private readonly bans = new Map<string, number>();
   private readonly nonces: Nonce1Allocator;
+  private readonly notifyLines = new WeakMap<Job, [string, string]>();
   private sweepTimer: NodeJS.Timeout | null = null;
   private readonly minTarget: bigint;
   private readonly maxTarget: bigint;
@@ -335,12 +335,26 @@ export class StratumServer {
   private sendJob(c: Connection, clean: boolean): void {
     if (c.payout === null) return;
     const job = this.jobs.jobFor(c.payout === '' ? null : { address: c.payout, script: c.payoutScript! });
-    c.currentJob = job;
-    c.send(encodeNotification('mining.notify', notifyParams(job, clean)));
+    c.send(this.notifyLine(job, clean));
+  }
+
+  /** A job's notify line, encoded once for every miner it goes to. */
+  private notifyLine(job: Job, clean: boolean): string {
+    let lines = this.notifyLines.get(job);
+    if (!lines) {
+      lines = [encodeNotification('mining.notify', notifyParams(job, false)), encodeNotification('mining.notify', notifyParams(job, true))];
+      this.notifyLines.set(job, lines);
+    }
+    return lines[clean ? 1 : 0];
   }
 
   private broadcastJob(clean: boolean): void {
     for (const c of this.connections) this.sendJob(c, clean);
+    // How long the pool itself took from csd's hashblock to the last job written to a socket.
+    if (clean && this.jobs.lastHashBlockAt > 0) {
+      this.stats.hashblockToJobsMs = performance.now() - this.jobs.lastHashBlockAt;
+      this.jobs.lastHashBlockAt = 0;
+    }
   }
 
   private async submit(c: Connection, id: StratumId, params: readonly unknown[]): Promise<void> {
