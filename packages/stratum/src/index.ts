@@ -9,3 +9,4 @@ export * from './job.ts';
 export * from './share.ts';
 export * from './target.ts';
 export * from './miner.ts';
+export * from './opoi.ts';
