@@ -5,7 +5,11 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 
 /** The test model: the prompt's words reversed, one token per word, at most maxTokens words. */
 export function expectedAnswer(prompt: string, maxTokens: number): { text: string; tokens: number } {
-  const words = prompt.split(/\s+/).filter((w) => w !== '').reverse().slice(0, maxTokens);
+  const words = prompt
+    .split(/\s+/)
+    .filter((w) => w !== '')
+    .reverse()
+    .slice(0, maxTokens);
   return { text: words.join(' '), tokens: words.length };
 }
 

@@ -37,6 +37,11 @@ export class MinerProcess {
     return this.lines.filter((l) => l.msg === 'status').at(-1);
   }
 
+  /** The log without its status lines and accepted shares. */
+  events(): LogLine[] {
+    return this.lines.filter((l) => l.msg !== 'status' && l.msg !== 'share accepted');
+  }
+
   count(msg: string): number {
     return this.lines.filter((l) => l.msg === msg).length;
   }
@@ -48,7 +53,7 @@ export class MinerProcess {
       const found = this.lines.slice(from).find(match);
       if (found) return found;
       if (this.proc.exitCode !== null) throw new Error(`cs-miner exited (${this.proc.exitCode}) while waiting for ${what}: ${this.stderr}`);
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; last lines: ${JSON.stringify(this.lines.slice(-5))}`);
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; last events: ${JSON.stringify(this.events().slice(-8))}`);
       await new Promise((r) => setTimeout(r, 100));
     }
   }

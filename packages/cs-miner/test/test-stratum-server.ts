@@ -1,13 +1,15 @@
-// A small stratum server standing in for the bridge (issue #12) in the miner's tests: real TCP,
-// ZIP 301 subscribe/authorize/set_target/notify built from a synthetic template with @cs/stratum,
-// shares checked with the same validateShare the pool uses, and the OPoI side checked the way the
-// bridge must: opoi.subscribe recorded, opoi.assign sent on demand, opoi.submit_result accepted
-// only when response_hash is the SHA-256 of response_hex and token_count <= max_tokens.
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
+// A small stratum server standing in for the bridge in the miner's tests: real TCP, ZIP 301
+// subscribe/authorize/set_target/notify built from a synthetic template with @cs/stratum, shares
+// checked with the same validateShare the pool uses, and the OPoI side read with the same
+// @cs/stratum functions the bridge uses: opoi.subscribe recorded, opoi.assign sent on demand,
+// opoi.submit_result accepted only when response_hash is the SHA-256 of response_hex and
+// token_count <= max_tokens of the assignment sent to that connection.
+import { randomBytes, randomUUID } from 'node:crypto';
 import { createServer, type Server, type Socket } from 'node:net';
 import { EQUIHASH_48_5, REGTEST } from '@cs/consensus';
 import {
   LineSplitter,
+  OPOI_MAX_LINE_BYTES,
   StratumError,
   StratumErrorCode,
   buildJob,
@@ -16,25 +18,19 @@ import {
   encodeNotification,
   encodeResult,
   notifyParams,
+  opoiAssignParams,
+  parseOpoiSubmitError,
+  parseOpoiSubmitResult,
+  parseOpoiSubscribe,
   parseSubmit,
   targetToHex,
   validateShare,
   type Job,
+  type OpoiFailureReport,
+  type OpoiResult,
+  type OpoiSubscription,
   type StratumId,
 } from '@cs/stratum';
-
-export interface Submission {
-  readonly request_id: string;
-  readonly response_hash: string;
-  readonly response_hex: string;
-  readonly token_count: number;
-}
-
-export interface SubmittedError {
-  readonly request_id: string;
-  readonly error: string;
-  readonly message: string;
-}
 
 export interface Assign {
   readonly model: string;
@@ -58,11 +54,11 @@ export class TestStratumServer {
   port = 0;
   validShares = 0;
   invalidShares = 0;
-  announcements: unknown[] = [];
-  readonly results: Submission[] = [];
-  readonly errors: SubmittedError[] = [];
-  /** Sent assignments by request_id, to check what comes back. */
-  private readonly assigned = new Map<string, Assign>();
+  readonly announcements: OpoiSubscription[] = [];
+  readonly results: OpoiResult[] = [];
+  readonly errors: OpoiFailureReport[] = [];
+  /** Sent assignments by request_id, with the connection they went to. */
+  private readonly assigned = new Map<string, Assign & { socket: Socket }>();
   private opoiSocket: Socket | null = null;
 
   constructor(private readonly options: ServerOptions = {}) {
@@ -102,9 +98,17 @@ export class TestStratumServer {
   assign(a: Assign): string {
     if (!this.opoiSocket) throw new Error('no miner announced OPoI');
     const requestId = randomUUID();
-    this.assigned.set(requestId, a);
-    const params = { request_id: requestId, model: a.model, prompt_hex: Buffer.from(a.prompt).toString('hex'), max_tokens: a.maxTokens, task_type: 'OPEN' };
-    this.opoiSocket.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'opoi.assign', params: [params], id: null })}\n`);
+    this.assigned.set(requestId, { ...a, socket: this.opoiSocket });
+    const params = opoiAssignParams({
+      requestId,
+      model: a.model,
+      prompt: Buffer.from(a.prompt),
+      maxTokens: a.maxTokens,
+      taskType: 'OPEN',
+      taskClass: null,
+    });
+    // The reference system's framing: JSON-RPC 2.0 with id null.
+    this.opoiSocket.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'opoi.assign', params, id: null })}\n`);
     return requestId;
   }
 
@@ -118,12 +122,17 @@ export class TestStratumServer {
     socket.on('data', (chunk: string) => {
       for (const line of splitter.push(chunk)) {
         const msg = decodeMessage(line);
-        if (msg.kind === 'request') this.handle(socket, nonce1, msg.id, msg.method, msg.params);
+        if (msg.kind !== 'request') continue;
+        try {
+          this.handle(socket, splitter, nonce1, msg.id, msg.method, msg.params);
+        } catch (e) {
+          socket.write(encodeError(msg.id, e instanceof StratumError ? e : new StratumError(StratumErrorCode.OTHER, (e as Error).message)));
+        }
       }
     });
   }
 
-  private handle(socket: Socket, nonce1: Uint8Array, id: StratumId, method: string, params: readonly unknown[]): void {
+  private handle(socket: Socket, splitter: LineSplitter, nonce1: Uint8Array, id: StratumId, method: string, params: readonly unknown[]): void {
     const send = (line: string) => socket.write(line);
     switch (method) {
       case 'mining.subscribe':
@@ -152,29 +161,34 @@ export class TestStratumServer {
           this.invalidShares++;
           return void send(encodeError(id, e instanceof StratumError ? e : new StratumError(StratumErrorCode.OTHER, (e as Error).message)));
         }
-      case 'opoi.subscribe':
-        this.announcements.push(params[0]);
+      case 'opoi.subscribe': {
+        const sub = parseOpoiSubscribe(params);
+        this.announcements.push(sub);
         this.opoiSocket = socket;
-        return void send(encodeResult(id, true));
+        splitter.maxLineBytes = OPOI_MAX_LINE_BYTES;
+        return void send(encodeResult(id, { subscribed: true, models: sub.models }));
+      }
       case 'opoi.submit_result':
-        return void send(this.submitResult(id, params[0] as Submission));
-      case 'opoi.submit_error':
-        this.errors.push(params[0] as SubmittedError);
-        return void send(encodeResult(id, true));
+        return void send(this.submitResult(socket, id, params));
+      case 'opoi.submit_error': {
+        const report = parseOpoiSubmitError(params);
+        if (this.assigned.get(report.requestId)?.socket !== socket)
+          return void send(encodeError(id, new StratumError(StratumErrorCode.NOT_SUBSCRIBED, 'not assigned to this connection')));
+        this.errors.push(report);
+        return void send(encodeResult(id, { accepted: true }));
+      }
       default:
         return void send(encodeError(id, new StratumError(StratumErrorCode.OTHER, `unsupported method ${method}`)));
     }
   }
 
-  /** The bridge's checks: assigned here, the hash is the response's, the token count within max_tokens. */
-  private submitResult(id: StratumId, s: Submission): string {
-    const a = this.assigned.get(s.request_id);
-    const bad = (why: string) => encodeError(id, new StratumError(StratumErrorCode.OTHER, why));
-    if (!a) return encodeError(id, new StratumError(25 as StratumErrorCode, 'not assigned to this connection'));
-    if (!/^([0-9a-f]{2})*$/.test(s.response_hex)) return bad('bad hex');
-    if (createHash('sha256').update(Buffer.from(s.response_hex, 'hex')).digest('hex') !== s.response_hash) return bad('hash mismatch');
-    if (!Number.isSafeInteger(s.token_count) || s.token_count < 0 || s.token_count > a.maxTokens) return bad('token_count over max_tokens');
-    this.results.push(s);
+  /** The bridge's checks: the hash is the response's (parseOpoiSubmitResult), assigned to this connection, within max_tokens. */
+  private submitResult(socket: Socket, id: StratumId, params: readonly unknown[]): string {
+    const r = parseOpoiSubmitResult(params);
+    const a = this.assigned.get(r.requestId);
+    if (a?.socket !== socket) return encodeError(id, new StratumError(StratumErrorCode.NOT_SUBSCRIBED, 'not assigned to this connection'));
+    if (r.tokenCount > a.maxTokens) return encodeError(id, new StratumError(StratumErrorCode.OTHER, 'token_count over max_tokens'));
+    this.results.push(r);
     return encodeResult(id, { accepted: true, submission_id: this.results.length });
   }
 }

@@ -6,7 +6,6 @@ import { HEADER_INPUT_BYTES, compactToTarget, hashToBigInt } from '@cs/consensus
 import { shareHash, submitParams } from '@cs/stratum';
 import type { MinerConfig } from '../config/config.ts';
 import type { InferenceBackend } from '../opoi/backends/backend.ts';
-import { announcement } from '../opoi/messages.ts';
 import { OpoiWorker } from '../opoi/worker.ts';
 import type { FoundShare } from '../solver/messages.ts';
 import { SolverPool } from '../solver/solver-pool.ts';
@@ -47,17 +46,10 @@ export class Miner {
             {
               maxTokens: v['opoi-max-tokens'],
               maxPromptBytes: v['opoi-max-prompt'],
-              maxConcurrent: v['opoi-concurrency'],
+              concurrency: v['opoi-concurrency'],
               timeoutMs: v['opoi-timeout'],
             },
             l,
-          )
-        : null;
-    const announce =
-      this.opoi && v.opoi
-        ? announcement(
-            config.models.map((m) => ({ name: m.name, backend: m.backend.kind })),
-            this.opoi.limits,
           )
         : null;
     this.solver = new SolverPool(
@@ -78,13 +70,13 @@ export class Miner {
         timeoutMs: v.timeout,
         defaultAlgorithm: config.defaultAlgorithm,
         extranonce: v.extranonce,
-        opoiAnnouncement: announce,
+        opoi: this.opoi && v.opoi ? this.opoi.subscription : null,
       },
       {
         onWork: (w) => this.onWork(w),
         onConnected: (pool) => l('info', 'connected and authorized', { pool: pool.text, user: config.user }),
         onDisconnected: (pool, reason) => l('warn', 'disconnected from the pool', { pool: pool.text, reason }),
-        onMessage: (method, params) => this.onServerMessage(method, params),
+        onMessage: (method, params, send) => this.onServerMessage(method, params, send),
         onOpoiSubscribed: (pool, reply) => {
           if (reply.error)
             l('warn', 'the pool does not take OPoI work (opoi.subscribe refused); mining only', { pool: pool.text, reason: reply.error[1] });
@@ -162,9 +154,9 @@ export class Miner {
     });
   }
 
-  private onServerMessage(method: string, params: readonly unknown[]): void {
+  private onServerMessage(method: string, params: readonly unknown[], send: Parameters<OpoiWorker['assign']>[1]): void {
     if (method === 'opoi.assign' && this.opoi) {
-      void this.opoi.assign(params, (m, p) => this.session.request(m, p));
+      void this.opoi.assign(params, send);
       return;
     }
     this.log.log('warn', 'ignored a message the miner does not handle', { method });

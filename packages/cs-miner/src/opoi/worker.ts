@@ -3,23 +3,24 @@
  * why not (docs/miner.md). Inference runs beside mining; nothing is dropped silently: every
  * assignment with a readable request_id gets exactly one of the two messages.
  */
-import { createHash } from 'node:crypto';
-import type { Reply } from '../stratum/connection.ts';
-import type { InferenceBackend } from './backends/backend.ts';
 import {
-  OpoiError,
-  OpoiErrorCode,
-  assignmentRequestId,
-  parseAssignment,
-  submitErrorParams,
-  submitResultParams,
-  type Assignment,
-} from './messages.ts';
+  OpoiAssignError,
+  OpoiFailure,
+  opoiAssignmentFits,
+  opoiResponseHash,
+  opoiSubmitErrorParams,
+  opoiSubmitResultParams,
+  parseOpoiAssign,
+  type OpoiAssignment,
+  type OpoiSubscription,
+} from '@cs/stratum';
+import type { Reply } from '../stratum/connection.ts';
+import type { Generation, InferenceBackend } from './backends/backend.ts';
 
 export interface OpoiLimits {
   readonly maxTokens: number;
   readonly maxPromptBytes: number;
-  readonly maxConcurrent: number;
+  readonly concurrency: number;
   readonly timeoutMs: number;
 }
 
@@ -32,18 +33,37 @@ export interface OpoiCounts {
   refused: number;
 }
 
+/** An assignment this miner does not answer, and why (opoi.submit_error's `error`). */
+class OpoiFailed extends Error {
+  constructor(
+    readonly failure: OpoiFailure,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
 type Send = (method: string, params: readonly unknown[]) => Promise<Reply>;
 type Log = (level: 'info' | 'warn' | 'error' | 'debug', msg: string, fields?: Record<string, unknown>) => void;
 
 export class OpoiWorker {
   readonly counts: OpoiCounts = { done: 0, failed: 0, refused: 0 };
+  /** What opoi.subscribe announces; assignments are checked against it too. */
+  readonly subscription: OpoiSubscription;
   private running = 0;
 
   constructor(
     private readonly models: ReadonlyMap<string, InferenceBackend>,
-    readonly limits: OpoiLimits,
+    private readonly limits: OpoiLimits,
     private readonly log: Log,
-  ) {}
+  ) {
+    this.subscription = {
+      models: [...models.keys()],
+      maxTokens: limits.maxTokens,
+      maxPromptBytes: limits.maxPromptBytes,
+      concurrency: limits.concurrency,
+    };
+  }
 
   get busy(): number {
     return this.running;
@@ -51,55 +71,64 @@ export class OpoiWorker {
 
   /** Handles one opoi.assign; `send` writes to the connection it came from. Resolves once answered. */
   async assign(params: readonly unknown[], send: Send): Promise<void> {
-    const requestId = assignmentRequestId(params);
-    if (requestId === null) {
-      this.log('warn', 'opoi.assign without a readable request_id ignored', { params: JSON.stringify(params).slice(0, 200) });
+    let assignment: OpoiAssignment;
+    try {
+      assignment = parseOpoiAssign(params);
+    } catch (e) {
+      const requestId = e instanceof OpoiAssignError ? e.requestId : null;
+      this.log('warn', 'malformed opoi.assign', { request_id: requestId, reason: (e as Error).message });
+      if (requestId !== null) await this.fail(send, requestId, new OpoiFailed(OpoiFailure.BAD_ASSIGNMENT, (e as Error).message));
       return;
     }
+    const { requestId } = assignment;
+    this.log('info', 'OPoI assignment', { request_id: requestId, model: assignment.model, max_tokens: assignment.maxTokens });
+    const started = Date.now();
+    let generation: Generation;
+    // Counted as running only while the backend works: the bridge may assign the next request as
+    // soon as it has the result, before its answer to opoi.submit_result arrives here.
     this.running++;
     try {
-      const assignment = parseAssignment(params);
-      this.log('info', 'OPoI assignment', { request_id: requestId, model: assignment.model, max_tokens: assignment.maxTokens });
-      const started = Date.now();
-      const { response, tokenCount } = await this.run(assignment);
-      const hash = createHash('sha256').update(response).digest('hex');
-      await this.report(send, requestId, 'opoi.submit_result', submitResultParams(requestId, response, hash, tokenCount), () => {
-        this.counts.done++;
-        this.log('info', 'OPoI result accepted', { request_id: requestId, tokens: tokenCount, response_hash: hash, ms: Date.now() - started });
-      });
+      generation = await this.run(assignment);
     } catch (e) {
-      const error = e instanceof OpoiError ? e : new OpoiError(OpoiErrorCode.BACKEND_ERROR, (e as Error).message);
-      this.log('warn', 'OPoI assignment failed', { request_id: requestId, error: error.code, reason: error.message });
-      await this.report(send, requestId, 'opoi.submit_error', submitErrorParams(requestId, error), () => this.counts.failed++);
+      return this.fail(send, requestId, e instanceof OpoiFailed ? e : new OpoiFailed(OpoiFailure.BACKEND_ERROR, (e as Error).message));
     } finally {
       this.running--;
     }
+    const { response, tokenCount } = generation;
+    const hash = opoiResponseHash(response);
+    await this.report(send, requestId, 'opoi.submit_result', opoiSubmitResultParams(requestId, response, tokenCount), () => {
+      this.counts.done++;
+      this.log('info', 'OPoI result accepted', { request_id: requestId, tokens: tokenCount, response_hash: hash, ms: Date.now() - started });
+    });
   }
 
-  private async run(a: Assignment): Promise<{ response: Uint8Array; tokenCount: number }> {
+  private async fail(send: Send, requestId: string, e: OpoiFailed): Promise<void> {
+    this.log('warn', 'OPoI assignment failed', { request_id: requestId, error: e.failure, reason: e.message });
+    const params = opoiSubmitErrorParams({ requestId, error: e.failure, message: e.message });
+    await this.report(send, requestId, 'opoi.submit_error', params, () => this.counts.failed++);
+  }
+
+  private async run(a: OpoiAssignment): Promise<Generation> {
     const backend = this.models.get(a.model);
+    const misfit = opoiAssignmentFits(this.subscription, a);
     if (!backend)
-      throw new OpoiError(OpoiErrorCode.MODEL_NOT_SERVED, `model '${a.model}' is not served by this miner (${[...this.models.keys()].join(', ')})`);
-    if (a.maxTokens > this.limits.maxTokens)
-      throw new OpoiError(OpoiErrorCode.OVER_LIMIT, `max_tokens ${a.maxTokens} is over this miner's ${this.limits.maxTokens}`);
-    if (a.prompt.length > this.limits.maxPromptBytes) {
-      throw new OpoiError(OpoiErrorCode.OVER_LIMIT, `the prompt's ${a.prompt.length} bytes are over this miner's ${this.limits.maxPromptBytes}`);
-    }
+      throw new OpoiFailed(OpoiFailure.MODEL_NOT_SERVED, `model '${a.model}' is not served by this miner (${[...this.models.keys()].join(', ')})`);
+    if (misfit) throw new OpoiFailed(OpoiFailure.OVER_LIMIT, misfit);
     // This assignment is already counted in `running`.
-    if (this.running > this.limits.maxConcurrent) throw new OpoiError(OpoiErrorCode.BUSY, `already running ${this.limits.maxConcurrent} assignments`);
+    if (this.running > this.limits.concurrency) throw new OpoiFailed(OpoiFailure.BUSY, `already running ${this.limits.concurrency} assignments`);
     const controller = new AbortController();
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {
         controller.abort();
-        reject(new OpoiError(OpoiErrorCode.TIMEOUT, `no answer from the ${backend.kind} backend within ${this.limits.timeoutMs} ms`));
+        reject(new OpoiFailed(OpoiFailure.TIMEOUT, `no answer from the ${backend.kind} backend within ${this.limits.timeoutMs} ms`));
       }, this.limits.timeoutMs);
     });
     try {
       const g = await Promise.race([backend.generate(a.prompt, a.maxTokens, controller.signal), timeout]);
       if (g.tokenCount > a.maxTokens) {
-        throw new OpoiError(
-          OpoiErrorCode.BACKEND_ERROR,
+        throw new OpoiFailed(
+          OpoiFailure.BACKEND_ERROR,
           `the ${backend.kind} backend generated ${g.tokenCount} tokens, more than max_tokens ${a.maxTokens}`,
         );
       }

@@ -5,7 +5,7 @@
  */
 import { connect as connectTcp, type Socket } from 'node:net';
 import { connect as connectTls, type ConnectionOptions } from 'node:tls';
-import { LineSplitter, decodeMessage, encodeRequest, type StratumErrorArray } from '@cs/stratum';
+import { LineSplitter, OPOI_MAX_LINE_BYTES, decodeMessage, encodeRequest, type StratumErrorArray } from '@cs/stratum';
 import type { PoolUrl } from './pool-url.ts';
 
 export interface Reply {
@@ -27,7 +27,8 @@ export interface ConnectionEvents {
 }
 
 export class StratumConnection {
-  private readonly splitter = new LineSplitter();
+  /** opoi.assign carries its prompt as hex: the pool the operator chose may send long lines. */
+  private readonly splitter = new LineSplitter(OPOI_MAX_LINE_BYTES);
   private readonly pending = new Map<number, { resolve: (r: Reply) => void; reject: (e: Error) => void; timer: NodeJS.Timeout }>();
   private nextId = 1;
   private closed = false;

@@ -9,10 +9,12 @@ import type { EquihashParams } from '@cs/consensus';
 import {
   StratumErrorCode,
   notifyAlgorithm,
+  opoiSubscribeParams,
   parseNotify,
   parseSetExtranonce,
   parseSetTarget,
   type NotifiedJob,
+  type OpoiSubscription,
   type StratumErrorArray,
 } from '@cs/stratum';
 import { StratumConnection, type Reply, type TlsSettings } from './connection.ts';
@@ -35,8 +37,8 @@ export interface SessionConfig {
   readonly defaultAlgorithm: EquihashParams;
   /** Ask for mining.set_extranonce (NiceHash's extension). */
   readonly extranonce: boolean;
-  /** opoi.subscribe's parameter object, or null for a miner without models. */
-  readonly opoiAnnouncement: unknown;
+  /** What opoi.subscribe announces after each login, or null for a miner without models. */
+  readonly opoi: OpoiSubscription | null;
 }
 
 /** Everything a solver needs, as of the last message that changed any of it. */
@@ -54,8 +56,11 @@ export interface SessionEvents {
   onWork(work: Work | null): void;
   onConnected(pool: PoolUrl): void;
   onDisconnected(pool: PoolUrl, reason: string): void;
-  /** A server message this module does not handle itself (opoi.assign). */
-  onMessage(method: string, params: readonly unknown[]): void;
+  /**
+   * A server message this module does not handle itself (opoi.assign); `send` makes requests on
+   * the connection it came from, so an answer never goes to another pool.
+   */
+  onMessage(method: string, params: readonly unknown[], send: (method: string, params: readonly unknown[]) => Promise<Reply>): void;
   onOpoiSubscribed(pool: PoolUrl, reply: Reply): void;
   log(level: 'info' | 'warn' | 'error' | 'debug', msg: string, fields?: Record<string, unknown>): void;
 }
@@ -123,12 +128,6 @@ export class StratumSession {
     return { kind: error[0] === StratumErrorCode.JOB_NOT_FOUND ? 'stale' : 'rejected', reason: `${error[0]} ${error[1]}` };
   }
 
-  /** A request on the current connection (opoi.submit_result, opoi.submit_error). */
-  request(method: string, params: readonly unknown[]): Promise<Reply> {
-    if (!this.connection) return Promise.reject(new Error('not connected to a pool'));
-    return this.connection.request(method, params);
-  }
-
   private async run(): Promise<void> {
     const { pools, retries, backoffMinMs, backoffMaxMs } = this.config;
     let index = 0;
@@ -181,7 +180,8 @@ export class StratumSession {
     let reason = '';
     const connectionEvents = {
       onMessage: (method: string, params: readonly unknown[]) => {
-        const r = this.onServerMessage(url, method, params);
+        const send = (m: string, p: readonly unknown[]) => (connection ? connection.request(m, p) : Promise.reject(new Error('not connected')));
+        const r = this.onServerMessage(url, method, params, send);
         if (r) {
           redirect = r;
           connection?.close('client.reconnect');
@@ -237,8 +237,8 @@ export class StratumSession {
       this.events.log('error', 'the pool refused the login', { pool: url.text, user: cfg.user, reason: auth.error?.[1] ?? String(auth.result) });
       return false;
     }
-    if (cfg.opoiAnnouncement !== null) {
-      c.request('opoi.subscribe', [cfg.opoiAnnouncement]).then(
+    if (cfg.opoi !== null) {
+      c.request('opoi.subscribe', opoiSubscribeParams(cfg.opoi)).then(
         (reply) => this.events.onOpoiSubscribed(url, reply),
         () => {},
       );
@@ -247,7 +247,12 @@ export class StratumSession {
   }
 
   /** Handles the mining methods; returns a redirect for client.reconnect. */
-  private onServerMessage(url: PoolUrl, method: string, params: readonly unknown[]): Attempt['redirect'] {
+  private onServerMessage(
+    url: PoolUrl,
+    method: string,
+    params: readonly unknown[],
+    send: Parameters<SessionEvents['onMessage']>[2],
+  ): Attempt['redirect'] {
     try {
       switch (method) {
         case 'mining.set_target':
@@ -273,7 +278,7 @@ export class StratumSession {
         case 'client.reconnect':
           return this.reconnectTarget(url, params);
         default:
-          this.events.onMessage(method, params);
+          this.events.onMessage(method, params, send);
           return null;
       }
     } catch (e) {

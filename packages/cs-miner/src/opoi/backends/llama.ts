@@ -9,6 +9,7 @@
 import { INFERENCE_SEED, promptText, type Generation, type InferenceBackend } from './backend.ts';
 
 type NodeLlamaCpp = typeof import('node-llama-cpp');
+type Token = import('node-llama-cpp').Token;
 type LlamaModel = Awaited<ReturnType<Awaited<ReturnType<NodeLlamaCpp['getLlama']>>['loadModel']>>;
 type LlamaContext = Awaited<ReturnType<LlamaModel['createContext']>>;
 
@@ -35,7 +36,6 @@ export class LlamaBackend implements InferenceBackend {
   private queue: Promise<unknown> = Promise.resolve();
 
   private constructor(
-    private readonly lib: NodeLlamaCpp,
     private readonly model: LlamaModel,
     private readonly context: LlamaContext,
   ) {}
@@ -46,7 +46,7 @@ export class LlamaBackend implements InferenceBackend {
     const llama = await lib.getLlama({ build: 'never', gpu: settings.gpu === 'false' ? false : settings.gpu, logLevel: lib.LlamaLogLevel.error });
     const model = await llama.loadModel({ modelPath });
     const context = await model.createContext({ contextSize: settings.contextSize, threads: settings.threads, sequences: 1 });
-    return new LlamaBackend(lib, model, context);
+    return new LlamaBackend(model, context);
   }
 
   generate(prompt: Uint8Array, maxTokens: number, signal: AbortSignal): Promise<Generation> {
@@ -55,22 +55,30 @@ export class LlamaBackend implements InferenceBackend {
     return run;
   }
 
+  /**
+   * Evaluates the prompt and samples greedily, one token at a time, up to maxTokens or the
+   * model's end of generation: counting here is what makes token_count exact.
+   */
   private async run(prompt: Uint8Array, maxTokens: number, signal: AbortSignal): Promise<Generation> {
     signal.throwIfAborted();
-    const sequence = this.context.getSequence();
+    const { model, context } = this;
+    const input = model.tokenize(promptText(prompt));
+    if (model.tokens.shouldPrependBosToken && model.tokens.bos !== null) input.unshift(model.tokens.bos);
+    if (input.length + maxTokens > context.contextSize) {
+      throw new Error(
+        `the prompt's ${input.length} tokens plus max_tokens ${maxTokens} do not fit the context of ${context.contextSize} (-llama-context)`,
+      );
+    }
+    const sequence = context.getSequence();
     try {
-      const completion = new this.lib.LlamaCompletion({ contextSequence: sequence });
-      let tokenCount = 0;
-      const text = await completion.generateCompletion(promptText(prompt), {
-        maxTokens,
-        temperature: 0,
-        seed: INFERENCE_SEED,
-        signal,
-        onToken: (tokens) => {
-          tokenCount += tokens.length;
-        },
-      });
-      return { response: Buffer.from(text, 'utf8'), tokenCount };
+      const generated: Token[] = [];
+      for await (const token of sequence.evaluate(input, { temperature: 0, seed: INFERENCE_SEED })) {
+        signal.throwIfAborted();
+        if (model.isEogToken(token)) break;
+        generated.push(token);
+        if (generated.length >= maxTokens) break;
+      }
+      return { response: Buffer.from(model.detokenize(generated), 'utf8'), tokenCount: generated.length };
     } finally {
       sequence.dispose();
     }
