@@ -69,7 +69,7 @@ test('finds shares and blocks on regtest: the pool counts the shares, csd takes 
   const status = await m.waitForStatus('blocks', 1);
   assert.ok(Number(status.accepted) >= 1, `accepted ${status.accepted}`);
   assert.equal(status.rejected, 0, 'no share rejected');
-  assert.ok(Number(status.hashrate) > 0, `hashrate ${status.hashrate}`);
+  await m.waitFor((l) => l.msg === 'status' && Number(l.hashrate) > 0, 'a status line with a hashrate');
   await eventually(async () => ((await validShares(pool, address, 'rig1')) >= 1 ? true : undefined), 'shares on the pool');
   const blocks = await eventually(async () => {
     const b = await pool.api<{ hash: string; finder: string }[]>('/api/blocks');

@@ -2,7 +2,7 @@
  * The embedded engine: llama.cpp in this process through node-llama-cpp, on its prebuilt binaries
  * (`build: "never"`: nothing is compiled or downloaded; a machine without a matching binary gets
  * an error at start-up). One GGUF model per backend, one context, one assignment at a time (the
- * next waits), the history cleared before each, greedy decoding (temperature 0) and a fixed seed:
+ * next waits), each on a fresh context sequence, greedy decoding (temperature 0) and a fixed seed:
  * the same prompt gives the same answer on the same build. Generation runs on llama.cpp's own
  * threads (`threads`), so the miner's event loop and solver threads keep going.
  */
@@ -22,11 +22,20 @@ export interface LlamaSettings {
   readonly gpu: 'false' | 'auto' | 'cuda' | 'vulkan' | 'metal';
 }
 
+/**
+ * node-llama-cpp is an optional dependency of cs-miner (docs/miner.md, "Installing"): a node-only
+ * install leaves it out, and only a miner that serves a llama: model loads it.
+ */
 async function loadBinding(): Promise<NodeLlamaCpp> {
   try {
     return await import('node-llama-cpp');
   } catch (e) {
-    throw new Error(`the embedded engine needs the node-llama-cpp package (npm ci installs it with cs-miner): ${(e as Error).message}`);
+    if ((e as NodeJS.ErrnoException).code !== 'ERR_MODULE_NOT_FOUND') throw e;
+    throw new Error(
+      'the embedded engine is not installed: it is the optional dependency node-llama-cpp of cs-miner, left out by `npm ci -w` and ' +
+        '`--omit=optional` installs. Run `npm ci` (or `npm install node-llama-cpp@3.22.1`) in the repository, or serve the model ' +
+        'through an ollama: or openai: backend instead (docs/miner.md)',
+    );
   }
 }
 
