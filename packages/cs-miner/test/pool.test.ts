@@ -83,6 +83,20 @@ test('finds shares and blocks on regtest: the pool counts the shares, csd takes 
   await m.stop();
 });
 
+test('stratum+ssl: mines over TLS on the TLS port of the pool (self-signed certificate, not verified by default)', async () => {
+  const pool = await startPool();
+  const address = externalAddress();
+  const m = startMiner([`stratum+ssl://127.0.0.1:${pool.ports!.tls}`], `${address}.tls`);
+  await eventually(async () => ((await validShares(pool, address, 'tls')) >= 2 ? true : undefined), 'shares over TLS');
+  await m.stop();
+  // Verification on: the pool's self-signed certificate is refused, and nothing gets through.
+  const strict = startMiner([`stratum+ssl://127.0.0.1:${pool.ports!.tls}`], `${address}.strict`, ['-tlsverify']);
+  const refused = await strict.waitFor((l) => l.msg === 'cannot connect to the pool', 'the refused certificate');
+  assert.match(String(refused.reason), /certificate/i);
+  assert.equal(await validShares(pool, address, 'strict'), 0);
+  await strict.stop();
+});
+
 test('reconnects after the pool restarts and mines on', async () => {
   const pool = await startPool();
   const address = externalAddress();

@@ -6,7 +6,7 @@
 // token_count <= max_tokens of the assignment sent to that connection.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { createServer, type Server, type Socket } from 'node:net';
-import { EQUIHASH_48_5, REGTEST } from '@cs/consensus';
+import { EQUIHASH_48_5, REGTEST, hashToBigInt } from '@cs/consensus';
 import {
   LineSplitter,
   OPOI_MAX_LINE_BYTES,
@@ -44,16 +44,32 @@ export interface ServerOptions {
 }
 
 /** ~1 share in 17 x 16 solutions on regtest: a few shares a second from one thread. */
-const SHARE_TARGET = REGTEST.powLimit / 16n;
+export const SHARE_TARGET = REGTEST.powLimit / 16n;
+
+/** One miner connection and what the server told it last. */
+interface Session {
+  readonly socket: Socket;
+  readonly splitter: LineSplitter;
+  nonce1: Uint8Array;
+  /** Shares solved before the miner saw a set_extranonce are still taken, as pools do. */
+  previousNonce1: Uint8Array | null;
+}
 
 export class TestStratumServer {
   private readonly server: Server;
-  private readonly sockets = new Set<Socket>();
+  private readonly sessions = new Set<Session>();
   private readonly job: Job;
   private readonly seen = new Set<string>();
   port = 0;
+  target = SHARE_TARGET;
+  /** The target before the last setTarget: shares meeting only it are accepted, as within a grace period. */
+  private previousTarget: bigint | null = null;
   validShares = 0;
   invalidShares = 0;
+  /** Accepted shares whose hash is above the previous target: only a miner mining to the new one sends them. */
+  sharesOverPreviousTarget = 0;
+  /** Accepted shares per NONCE_1 (hex). */
+  readonly sharesByNonce1 = new Map<string, number>();
   readonly announcements: OpoiSubscription[] = [];
   readonly results: OpoiResult[] = [];
   readonly errors: OpoiFailureReport[] = [];
@@ -90,8 +106,40 @@ export class TestStratumServer {
   }
 
   async close(): Promise<void> {
-    for (const s of this.sockets) s.destroy();
+    for (const s of this.sessions) s.socket.destroy();
     await new Promise((r) => this.server.close(r));
+  }
+
+  get connections(): number {
+    return this.sessions.size;
+  }
+
+  /** mining.set_target to every miner, then the job again (miners may apply a target at the next notify). */
+  setTarget(target: bigint): void {
+    this.previousTarget = this.target;
+    this.target = target;
+    for (const s of this.sessions) {
+      s.socket.write(encodeNotification('mining.set_target', [targetToHex(target)]));
+      this.notify(s, false);
+    }
+  }
+
+  /** mining.set_extranonce with a fresh NONCE_1 to every miner, then a clean job; returns the new NONCE_1s (hex). */
+  setExtranonce(): string[] {
+    const fresh: string[] = [];
+    for (const s of this.sessions) {
+      s.previousNonce1 = s.nonce1;
+      s.nonce1 = randomBytes(4);
+      fresh.push(Buffer.from(s.nonce1).toString('hex'));
+      s.socket.write(encodeNotification('mining.set_extranonce', [Buffer.from(s.nonce1).toString('hex'), 4]));
+      this.notify(s, true);
+    }
+    return fresh;
+  }
+
+  /** client.reconnect [host, port, wait] to every miner. */
+  reconnect(host: string, port: number, waitSeconds: number): void {
+    for (const s of this.sessions) s.socket.write(encodeNotification('client.reconnect', [host, port, waitSeconds]));
   }
 
   /** Sends opoi.assign to the miner that announced OPoI; returns the request_id. */
@@ -112,19 +160,23 @@ export class TestStratumServer {
     return requestId;
   }
 
+  private notify(s: Session, clean: boolean): void {
+    const notify = notifyParams(this.job, clean);
+    s.socket.write(encodeNotification('mining.notify', this.options.withoutAlgorithm ? notify.slice(0, 8) : notify));
+  }
+
   private accept(socket: Socket): void {
-    this.sockets.add(socket);
+    const session: Session = { socket, splitter: new LineSplitter(), nonce1: randomBytes(4), previousNonce1: null };
+    this.sessions.add(session);
     socket.setEncoding('utf8');
-    const splitter = new LineSplitter();
-    const nonce1 = randomBytes(4);
-    socket.on('close', () => this.sockets.delete(socket));
+    socket.on('close', () => this.sessions.delete(session));
     socket.on('error', () => {});
     socket.on('data', (chunk: string) => {
-      for (const line of splitter.push(chunk)) {
+      for (const line of session.splitter.push(chunk)) {
         const msg = decodeMessage(line);
         if (msg.kind !== 'request') continue;
         try {
-          this.handle(socket, splitter, nonce1, msg.id, msg.method, msg.params);
+          this.handle(session, msg.id, msg.method, msg.params);
         } catch (e) {
           socket.write(encodeError(msg.id, e instanceof StratumError ? e : new StratumError(StratumErrorCode.OTHER, (e as Error).message)));
         }
@@ -132,40 +184,23 @@ export class TestStratumServer {
     });
   }
 
-  private handle(socket: Socket, splitter: LineSplitter, nonce1: Uint8Array, id: StratumId, method: string, params: readonly unknown[]): void {
+  private handle(session: Session, id: StratumId, method: string, params: readonly unknown[]): void {
+    const { socket } = session;
     const send = (line: string) => socket.write(line);
     switch (method) {
       case 'mining.subscribe':
-        return void send(encodeResult(id, [null, Buffer.from(nonce1).toString('hex')]));
-      case 'mining.authorize': {
+        return void send(encodeResult(id, [null, Buffer.from(session.nonce1).toString('hex')]));
+      case 'mining.authorize':
         send(encodeResult(id, true));
-        send(encodeNotification('mining.set_target', [targetToHex(SHARE_TARGET)]));
-        const notify = notifyParams(this.job, true);
-        return void send(encodeNotification('mining.notify', this.options.withoutAlgorithm ? notify.slice(0, 8) : notify));
-      }
+        send(encodeNotification('mining.set_target', [targetToHex(this.target)]));
+        return this.notify(session, true);
       case 'mining.submit':
-        try {
-          validateShare({
-            job: this.job,
-            nonce1,
-            submit: parseSubmit(params),
-            target: SHARE_TARGET,
-            previousTarget: null,
-            seen: this.seen,
-            now: Math.floor(Date.now() / 1000),
-            maxFutureTime: REGTEST.maxFutureBlockTime,
-          });
-          this.validShares++;
-          return void send(encodeResult(id, true));
-        } catch (e) {
-          this.invalidShares++;
-          return void send(encodeError(id, e instanceof StratumError ? e : new StratumError(StratumErrorCode.OTHER, (e as Error).message)));
-        }
+        return void send(this.submit(session, id, params));
       case 'opoi.subscribe': {
         const sub = parseOpoiSubscribe(params);
         this.announcements.push(sub);
         this.opoiSocket = socket;
-        splitter.maxLineBytes = OPOI_MAX_LINE_BYTES;
+        session.splitter.maxLineBytes = OPOI_MAX_LINE_BYTES;
         return void send(encodeResult(id, { subscribed: true, models: sub.models }));
       }
       case 'opoi.submit_result':
@@ -180,6 +215,40 @@ export class TestStratumServer {
       default:
         return void send(encodeError(id, new StratumError(StratumErrorCode.OTHER, `unsupported method ${method}`)));
     }
+  }
+
+  /** The pool's share check (validateShare), against the current NONCE_1 and then the previous one. */
+  private submit(session: Session, id: StratumId, params: readonly unknown[]): string {
+    const submit = parseSubmit(params);
+    const check = (nonce1: Uint8Array) =>
+      validateShare({
+        job: this.job,
+        nonce1,
+        submit,
+        target: this.target,
+        previousTarget: this.previousTarget,
+        seen: this.seen,
+        now: Math.floor(Date.now() / 1000),
+        maxFutureTime: REGTEST.maxFutureBlockTime,
+      });
+    for (const nonce1 of [session.nonce1, session.previousNonce1]) {
+      if (nonce1 === null || submit.nonce2.length !== 64 - nonce1.length * 2) continue;
+      try {
+        const share = check(nonce1);
+        this.validShares++;
+        const key = Buffer.from(nonce1).toString('hex');
+        this.sharesByNonce1.set(key, (this.sharesByNonce1.get(key) ?? 0) + 1);
+        if (this.previousTarget !== null && hashToBigInt(share.hash) > this.previousTarget) this.sharesOverPreviousTarget++;
+        return encodeResult(id, true);
+      } catch (e) {
+        if (nonce1 === session.previousNonce1 || session.previousNonce1 === null) {
+          this.invalidShares++;
+          return encodeError(id, e instanceof StratumError ? e : new StratumError(StratumErrorCode.OTHER, (e as Error).message));
+        }
+      }
+    }
+    this.invalidShares++;
+    return encodeError(id, new StratumError(StratumErrorCode.OTHER, 'NONCE_2 of the wrong length'));
   }
 
   /** The bridge's checks: the hash is the response's (parseOpoiSubmitResult), assigned to this connection, within max_tokens. */
