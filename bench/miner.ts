@@ -134,14 +134,14 @@ async function benchMiningWithInference(): Promise<{
 
     const header140 = new Uint8Array(randomBytes(140));
     // Every solution is a share at the easiest target; the shares are dropped.
-    solver.mine({ kind: 'job', generation: 1, jobId: 'bench', params: PARAMS, header140, nonce1Length: 4, target: REGTEST.powLimit });
+    solver.mine({ kind: 'job', jobId: 'bench', params: PARAMS, header140, nonce1Length: 4, target: REGTEST.powLimit });
     await sleep(2000);
     const window = async (withInference: boolean) => {
       const loop = withInference ? inferenceLoop(backend) : null;
-      const before = solver.totals().solutions;
+      const before = solver.solutions();
       const start = performance.now();
       await sleep(WINDOW_S * 1000);
-      const solutions = Number(solver.totals().solutions - before);
+      const solutions = Number(solver.solutions() - before);
       const seconds = (performance.now() - start) / 1000;
       const tokens = loop ? await loop.stop() : 0;
       return { rate: solutions / seconds, tokens: tokens / seconds };

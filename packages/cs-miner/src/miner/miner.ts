@@ -28,7 +28,6 @@ export class Miner {
   private readonly session: StratumSession;
   private readonly opoi: OpoiWorker | null;
   private work: Work | null = null;
-  private generation = 0;
   private statusTimer: NodeJS.Timeout | null = null;
   private last = { at: performance.now(), solutions: 0n };
 
@@ -110,14 +109,12 @@ export class Miner {
 
   private onWork(work: Work | null): void {
     this.work = work;
-    this.generation++;
     if (!work) return this.solver.idle();
     const header140 = new Uint8Array(140);
     header140.set(work.headerInput, 0);
     header140.set(work.nonce1, HEADER_INPUT_BYTES);
     this.solver.mine({
       kind: 'job',
-      generation: this.generation,
       jobId: work.jobId,
       params: work.params,
       header140,
@@ -164,7 +161,7 @@ export class Miner {
 
   private status(): void {
     const now = performance.now();
-    const { solutions } = this.solver.totals();
+    const solutions = this.solver.solutions();
     const rate = (Number(solutions - this.last.solutions) * 1000) / (now - this.last.at);
     this.last = { at: now, solutions };
     const s = this.shares;

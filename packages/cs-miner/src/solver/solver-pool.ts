@@ -4,13 +4,7 @@
  * hashrate is read without messages.
  */
 import { Worker } from 'node:worker_threads';
-import { COUNTERS_PER_THREAD, type FoundShare, type SolverJob } from './messages.ts';
-
-export interface SolverCounts {
-  /** Equihash solutions found (the unit of Sol/s). */
-  readonly solutions: bigint;
-  readonly nonces: bigint;
-}
+import type { FoundShare, SolverJob } from './messages.ts';
 
 export class SolverPool {
   private readonly workers: Worker[] = [];
@@ -22,7 +16,7 @@ export class SolverPool {
     private readonly onShare: (share: FoundShare) => void,
     private readonly onCrash: (message: string) => void,
   ) {
-    const counters = new SharedArrayBuffer(threads * COUNTERS_PER_THREAD * 8);
+    const counters = new SharedArrayBuffer(threads * 8);
     this.counts = new BigUint64Array(counters);
     for (let index = 0; index < threads; index++) {
       const worker = new Worker(new URL('./solver-worker.js', import.meta.url), { workerData: { counters, index } });
@@ -46,14 +40,11 @@ export class SolverPool {
     for (const w of this.workers) w.postMessage({ kind: 'idle' });
   }
 
-  totals(): SolverCounts {
+  /** Equihash solutions found by every thread since the start (the unit of Sol/s). */
+  solutions(): bigint {
     let solutions = 0n;
-    let nonces = 0n;
-    for (let i = 0; i < this.threads; i++) {
-      solutions += Atomics.load(this.counts, i * COUNTERS_PER_THREAD);
-      nonces += Atomics.load(this.counts, i * COUNTERS_PER_THREAD + 1);
-    }
-    return { solutions, nonces };
+    for (let i = 0; i < this.threads; i++) solutions += Atomics.load(this.counts, i);
+    return solutions;
   }
 
   async close(): Promise<void> {

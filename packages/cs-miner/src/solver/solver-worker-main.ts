@@ -8,14 +8,12 @@ import { getRandomValues } from 'node:crypto';
 import { parentPort, workerData } from 'node:worker_threads';
 import { HEADER_INPUT_BYTES, hashToBigInt, mineHeader } from '@cs/consensus';
 import { shareHash } from '@cs/stratum';
-import { COUNTERS_PER_THREAD, type FoundShare, type SolverJob, type ToSolver } from './messages.ts';
+import type { FoundShare, SolverJob, ToSolver } from './messages.ts';
 
 const SLICE_MS = 50;
 
 const { counters, index } = workerData as { counters: SharedArrayBuffer; index: number };
 const counts = new BigUint64Array(counters);
-const SOLUTIONS = index * COUNTERS_PER_THREAD;
-const NONCES = SOLUTIONS + 1;
 
 let job: SolverJob | null = null;
 let header = new Uint8Array(0);
@@ -54,14 +52,13 @@ function slice(): void {
     accept: (h, solution) => {
       solutions++;
       if (hashToBigInt(shareHash(h, solution)) <= current.target) {
-        const share: FoundShare = { kind: 'share', generation: current.generation, jobId: current.jobId, header140: h, solution };
+        const share: FoundShare = { kind: 'share', jobId: current.jobId, header140: h, solution };
         parentPort!.postMessage(share);
       }
       return false;
     },
   });
   msPerNonce = Math.max(0.01, (performance.now() - started) / nonces);
-  Atomics.add(counts, SOLUTIONS, solutions);
-  Atomics.add(counts, NONCES, BigInt(nonces));
+  Atomics.add(counts, index, solutions);
   schedule();
 }
