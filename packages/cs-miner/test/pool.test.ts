@@ -105,8 +105,8 @@ test('reconnects after the pool restarts and mines on', async () => {
   const mark = m.lines.length;
   assert.equal(await pool.stop('SIGTERM'), 0);
   await m.waitFor((l) => l.msg === 'disconnected from the pool', 'the disconnect', mark);
-  await pool.start();
   const back = m.lines.length;
+  await pool.start();
   await m.waitFor((l) => l.msg === 'connected and authorized', 'the new login', back);
   // Shares reach the restarted pool: its counters start again from its stored state.
   const before = await validShares(pool, address, 'rig2');
