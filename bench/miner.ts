@@ -172,7 +172,7 @@ process.stdout.write(
 );
 const m = await benchMiningWithInference();
 process.stdout.write(
-  `mining on ${m.threads} solver threads: ${m.alone.toFixed(1)} Sol/s alone, ${m.beside.toFixed(1)} Sol/s while llama.cpp (${m.llamaThreads} threads) generates: ` +
+  `mining on ${m.threads} solver threads: ${m.alone.toFixed(1)} Sol/s alone, ${m.beside.toFixed(1)} Sol/s while llama.cpp (-llama-threads=${m.llamaThreads}) generates: ` +
     `kept ${m.kept.toFixed(2)} of the hashrate (goal >= 0.50 on 2 cores)\n` +
     `inference: ${m.tokensAlone.toFixed(1)} tokens/s alone, ${m.tokensBeside.toFixed(1)} tokens/s beside mining: ratio ${(m.tokensBeside / m.tokensAlone).toFixed(2)}\n`,
 );

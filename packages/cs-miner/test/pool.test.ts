@@ -64,8 +64,10 @@ test('finds shares and blocks on regtest: the pool counts the shares, csd takes 
   const pool = await startPool();
   const address = externalAddress();
   const height = await node.call<number>('getblockcount');
-  const m = startMiner([plain(pool)], `${address}.rig1`);
+  // With a model configured: the pool knows no opoi.subscribe, and the miner mines on without OPoI.
+  const m = startMiner([plain(pool)], `${address}.rig1`, ['-model=m=ollama:http://127.0.0.1:9']);
   await m.waitFor((l) => l.msg === 'connected and authorized', 'the login');
+  await m.waitFor((l) => l.level === 'warn' && /opoi\.subscribe refused/.test(l.msg), 'the refused announcement');
   const status = await m.waitForStatus('blocks', 1);
   assert.ok(Number(status.accepted) >= 1, `accepted ${status.accepted}`);
   assert.equal(status.rejected, 0, 'no share rejected');
