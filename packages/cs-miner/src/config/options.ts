@@ -118,9 +118,10 @@ export const MINER_OPTIONS = {
   'opoi-max-prompt': integer({
     category: 'inference',
     arg: '<bytes>',
-    description: 'Largest prompt accepted, announced to the bridge.',
+    description: 'Largest prompt accepted, announced to the bridge (at most 262144: an opoi.assign line carries it as hex).',
     default: 65_536,
     min: 1,
+    max: 262_144,
   }),
   'opoi-concurrency': integer({
     category: 'inference',
