@@ -1,6 +1,6 @@
 /**
  * @cs/consensus: the rules every program shares, as pure functions with no I/O.
- * Folders: encoding, crypto, primitives, script, address, pow, params, validation.
+ * Folders: encoding, crypto, primitives, script, address, pow, params, validation, opoi.
  */
 export * from './encoding/errors.ts';
 export * from './encoding/hex.ts';
@@ -23,3 +23,4 @@ export * from './validation/limits.ts';
 export * from './validation/tx-checks.ts';
 export * from './validation/block-checks.ts';
 export * from './validation/subsidy.ts';
+export * from './opoi/index.ts';

@@ -1,5 +1,6 @@
 // RPC methods against a real chain and mempool, called through the real method registry (no
 // HTTP): for method-level tests. Whole-daemon tests use test/daemon.ts instead.
+import { OpoiContentStore } from '../src/opoi/content.ts';
 import pino from 'pino';
 import { loadConfig } from '../src/config/node-config.ts';
 import { FeeEstimator } from '../src/fees/estimator.ts';
@@ -37,6 +38,7 @@ export async function withRpcNode(
       feeEstimator: new FeeEstimator(clock.now),
       clock,
       log: pino({ level: 'silent' }),
+      opoiContent: new OpoiContentStore(fixture.h.db, fixture.chain.opoi, () => undefined),
     };
     const registry = new RpcRegistry();
     register(registry, ctx);

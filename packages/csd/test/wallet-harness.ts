@@ -1,6 +1,7 @@
 // A wallet on a real chain, mempool and database, with every node RPC method registered and
 // called through the registry (no HTTP): for wallet method tests. The chain is the mempool
 // fixture's (110 blocks paying a key the wallet does not hold).
+import { OpoiContentStore } from '../src/opoi/content.ts';
 import pino from 'pino';
 import { loadConfig } from '../src/config/node-config.ts';
 import { FeeEstimator } from '../src/fees/estimator.ts';
@@ -58,7 +59,8 @@ export async function withWalletNode(fn: (node: WalletTestNode) => Promise<void>
     const setup = async () => {
       const wallet = openWallet();
       await wallet.start();
-      ctx = { config, params: fixture.chain.params, chain: fixture.chain, mempool: fixture.mempool, feeEstimator, clock, log, wallet };
+      const opoiContent = new OpoiContentStore(fixture.h.db, fixture.chain.opoi, () => undefined);
+      ctx = { config, params: fixture.chain.params, chain: fixture.chain, mempool: fixture.mempool, feeEstimator, clock, log, opoiContent, wallet };
       registry = new RpcRegistry();
       registerNodeMethods(registry, ctx);
     };

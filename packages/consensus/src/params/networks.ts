@@ -41,7 +41,36 @@ export interface ChainParams {
   readonly requireStandard: boolean;
   /** Regtest only: generatetoaddress and friends. */
   readonly mineBlocksOnDemand: boolean;
+  /** Proof-of-inference windows, fees and stakes (docs/protocol.md, OPoI). */
+  readonly opoi: OpoiParams;
   readonly genesis: Block;
+}
+
+/**
+ * OPoI constants. Windows are in blocks; amounts in base units. Mainnet follows the reference
+ * system's constants; regtest shrinks the windows so that a whole lifecycle takes a few dozen blocks.
+ */
+export interface OpoiParams {
+  /** Smallest collateral a STAKE may lock. */
+  readonly minStake: bigint;
+  /** nOPoIFeeBase: a request's payment must exceed this plus the prompt-token fee. */
+  readonly feeBase: bigint;
+  /** nOPoIFeePerToken: added to the minimum payment per declared prompt token. */
+  readonly feePerPromptToken: bigint;
+  /** A request nobody commits to within this many blocks after it confirmed expires. */
+  readonly requestExpiry: number;
+  /** Blocks, counted from the first commit's, in which stakers may commit. */
+  readonly commitWindow: number;
+  /** Blocks after the commit window in which committers reveal; the request resolves at its last. */
+  readonly revealWindow: number;
+  /** A stake not renewed for more than this many blocks is SUSPENDED. */
+  readonly stakeRenewal: number;
+  /** Blocks after an UNSTAKE before the collateral may be spent. */
+  readonly unstakeCooldown: number;
+  /** Commits one request accepts (bounds the state a request can make the chain keep). */
+  readonly maxCommits: number;
+  /** Largest max_tokens a request may declare. */
+  readonly maxTokens: number;
 }
 
 // 12.5 coins every 120 s, halving every 840,000 blocks (~3.2 years): the subsidy sums to just
@@ -98,6 +127,19 @@ export const MAIN: ChainParams = params({
   coinbaseMaturity: 100,
   requireStandard: true,
   mineBlocksOnDemand: false,
+  opoi: {
+    minStake: 100n * COIN,
+    feeBase: COIN / 1000n,
+    feePerPromptToken: COIN / 10_000n,
+    // Two weeks of 2-minute blocks would be 10,080; the reference counts 2016 blocks (2.8 days).
+    requestExpiry: 2016,
+    commitWindow: 144,
+    revealWindow: 144,
+    stakeRenewal: 20_160,
+    unstakeCooldown: 1440,
+    maxCommits: 64,
+    maxTokens: 1_000_000,
+  },
   genesisFields: GENESIS_MAIN,
 });
 
@@ -131,6 +173,15 @@ export const REGTEST: ChainParams = params({
   halvingInterval: 150,
   requireStandard: true,
   mineBlocksOnDemand: true,
+  opoi: {
+    ...TEST.opoi,
+    minStake: COIN,
+    requestExpiry: 40,
+    commitWindow: 4,
+    revealWindow: 4,
+    stakeRenewal: 100,
+    unstakeCooldown: 10,
+  },
   genesisFields: GENESIS_REGTEST,
 });
 

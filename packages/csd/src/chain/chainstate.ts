@@ -16,10 +16,11 @@ import {
   type ChainParams,
   type OutPoint,
 } from '@cs/consensus';
+import { type OpoiBlockChanges, OpoiStore } from '../opoi/store.ts';
 import type { ChainDatabase } from '../storage/database.ts';
 import { BlockIndexEntry, BlockStatus, FAILED_MASK, betterTip, decodeIndexRecord, findFork } from './block-index.ts';
 import { coinKey, decodeCoin, encodeCoin, writeCoinKey, type Coin } from './coins.ts';
-import { planConnect } from './connect.ts';
+import { type ConnectPlan, planConnect } from './connect.ts';
 import { nextWorkRequired } from './difficulty.ts';
 import { ChainEvents, type ConnectTiming } from './events.ts';
 import { describeScriptFailure } from './script-check.ts';
@@ -65,6 +66,8 @@ const REINDEX_YIELD_MS = 20;
  */
 export class Chain {
   readonly events: ChainEvents;
+  /** The OPoI state of the active chain, written with each block (opoi/store.ts). */
+  readonly opoi: OpoiStore;
   private readonly byHash = new Map<string, BlockIndexEntry>();
   private active: BlockIndexEntry[] = [];
   /** Entries with data that may become the tip: more work than the tip, not known invalid. */
@@ -88,6 +91,7 @@ export class Chain {
     this.verifier = opts.verifier;
     this.log = opts.log;
     this.now = opts.now;
+    this.opoi = new OpoiStore(opts.db, opts.params.opoi);
     this.events = new ChainEvents((event, err) => this.log.error({ event, err }, 'chain event listener failed'));
   }
 
@@ -146,6 +150,7 @@ export class Chain {
       else children.set(prev, [header.hashHex]);
     }
     this.db.clearDerived();
+    this.opoi.reload();
     this.byHash.clear();
     this.candidates.clear();
     this.active = [];
@@ -440,10 +445,12 @@ export class Chain {
     // Workers start decoding their copy of the block while this thread decodes its own.
     const checks = this.verifier.session(raw, flags);
     let block: Block;
-    let plan;
+    let plan: ConnectPlan;
+    let opoi: OpoiBlockChanges;
     try {
       block = Block.decode(raw);
       plan = planConnect(block, entry, this, this.params, flags, (tx, t, spent) => checks.add(tx, t, spent));
+      opoi = this.opoi.connectBlock(block, plan.undo, entry.height, entry.hash);
     } catch (e) {
       await checks.abort();
       if (!(e instanceof ValidationError)) throw e;
@@ -466,6 +473,7 @@ export class Chain {
       for (const key of plan.spentKeys) t.coins.remove(key);
       for (const { key, coin } of plan.created) t.coins.put(key, encodeCoin(coin));
       t.undo.put(Buffer.from(entry.hash), encodeUndo(plan.undo));
+      opoi.write(entry.hash);
       t.index.put(Buffer.from(entry.hash), entry.encode());
       this.db.putMeta(TIP_KEY, Buffer.from(entry.hash));
     });
@@ -492,7 +500,7 @@ export class Chain {
       },
       'connect timing',
     );
-    this.events.emit('connect', { block, entry, undo: plan.undo, timing });
+    this.events.emit('connect', { block, entry, undo: plan.undo, opoi: opoi.events, timing });
     return true;
   }
 
@@ -504,7 +512,7 @@ export class Chain {
     if (!block || !rawUndo) throw new Error(`block ${entry.hashHex} cannot be disconnected: its data or undo data is missing`);
     const undo = decodeUndo(rawUndo);
     const t = this.db.tables;
-    this.db.write(() => {
+    const opoi = this.db.write(() => {
       // Reverse order, so an output created and spent inside the block ends up absent.
       for (let i = block.txs.length - 1; i >= 0; i--) {
         const tx = block.txs[i];
@@ -517,11 +525,12 @@ export class Chain {
       }
       t.undo.remove(Buffer.from(entry.hash));
       this.db.putMeta(TIP_KEY, Buffer.from(entry.prev!.hash));
+      return this.opoi.disconnectBlock(entry.hash);
     });
     this.active.length = entry.height;
     // A disconnected block can become the tip again (e.g. after reconsiderblock elsewhere).
     this.considerCandidate(entry);
-    this.events.emit('disconnect', { block, entry, undo });
+    this.events.emit('disconnect', { block, entry, undo, opoi });
   }
 
   /** Marks a block invalid and every descendant as having an invalid ancestor (persisted). */

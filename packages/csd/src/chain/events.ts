@@ -1,4 +1,4 @@
-import type { Block } from '@cs/consensus';
+import type { Block, OpoiEvent } from '@cs/consensus';
 import { TypedEvents } from '../events/typed-events.ts';
 import type { BlockIndexEntry } from './block-index.ts';
 import type { BlockUndo } from './undo.ts';
@@ -8,6 +8,8 @@ export interface ChainBlockEvent {
   readonly block: Block;
   readonly entry: BlockIndexEntry;
   readonly undo: BlockUndo;
+  /** The OPoI lifecycle steps the block made (on disconnect: the steps now undone), in order. */
+  readonly opoi: readonly OpoiEvent[];
 }
 
 /** What connecting a block cost, as Core's -debug=bench reports it. */

@@ -181,7 +181,7 @@ export const NODE_OPTIONS = {
     category: 'rpc',
     arg: '<n>',
     description:
-      'REST requests per minute per client address and endpoint group (chaininfo, block, tx, headers, getutxos, blockhashbyheight); address and mempool get half; 0 = unlimited.',
+      'REST requests per minute per client address and endpoint group (chaininfo, block, tx, headers, getutxos, blockhashbyheight, opoi); address and mempool get half; 0 = unlimited.',
     default: 200,
     min: 0,
     negated: 0,
@@ -207,11 +207,13 @@ export const NODE_OPTIONS = {
   zmqpubhashblock: zmqTopic('block hashes'),
   zmqpubhashtx: zmqTopic('transaction ids'),
   zmqpubsequence: zmqTopic('block and mempool sequence events'),
+  zmqpubopoi: zmqTopic('OPoI lifecycle steps as JSON'),
   zmqpubrawblockhwm: zmqHighWaterMark('rawblock'),
   zmqpubrawtxhwm: zmqHighWaterMark('rawtx'),
   zmqpubhashblockhwm: zmqHighWaterMark('hashblock'),
   zmqpubhashtxhwm: zmqHighWaterMark('hashtx'),
   zmqpubsequencehwm: zmqHighWaterMark('sequence'),
+  zmqpubopoihwm: zmqHighWaterMark('opoi'),
 
   maxmempool: integer({
     category: 'relay',

@@ -162,6 +162,7 @@ const CONVERT_PARAMS: readonly Entry[] = [
   ['submitopoirequest', 3, 'max_tokens'],
   ['submitopoirequest', 4, 'payment'],
   ['submitopoirequest', 6, 'fee_per_token'],
+  ['submitopoirequest', 8, 'prompt_token_count'],
   ['submitopoiresponse', 4, 'token_count'],
   ['submitopoiresponsecommit', 4, 'token_count'],
   ['testmempoolaccept', 0, 'rawtxs'],

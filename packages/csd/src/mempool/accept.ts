@@ -43,6 +43,10 @@ export interface AcceptContext {
   readonly mempoolMinFee: () => FeeRate;
   /** The prioritisetransaction delta of a txid (0 when none). */
   readonly feeDelta: (txid: string) => bigint;
+  /** OPoI rules for the next block and clashes with unconfirmed OPoI actions (opoi/mempool-rules.ts). */
+  readonly opoi: {
+    check(tx: Transaction, spent: readonly TxOut[], replacing: ReadonlySet<string>): AcceptFailure | null;
+  };
 }
 
 export interface AcceptArgs {
@@ -64,6 +68,8 @@ export interface AcceptPlan {
   readonly ancestors: Set<MempoolEntry>;
   /** Direct conflicts and their descendants, evicted when the plan is carried out. */
   readonly replaced: Set<MempoolEntry>;
+  /** The outputs the inputs spend, in input order. */
+  readonly spent: readonly TxOut[];
 }
 
 export type Validation = { readonly ok: true; readonly plan: AcceptPlan } | { readonly ok: false; readonly failure: AcceptFailure };
@@ -131,6 +137,9 @@ export function validateForMempool(ctx: AcceptContext, tx: Transaction, args: Ac
     replaced = rbf.replaced;
   }
 
+  const opoiFailure = ctx.opoi.check(tx, spent, new Set([...replaced].map((e) => e.txid)));
+  if (opoiFailure !== null) return fail(opoiFailure);
+
   const scriptFailure = checkScripts(tx, spent);
   if (scriptFailure !== null) return fail(scriptFailure);
 
@@ -140,7 +149,7 @@ export function validateForMempool(ctx: AcceptContext, tx: Transaction, args: Ac
   }
   if (args.maxFee !== null && fee > args.maxFee) return fail({ kind: 'max-fee-exceeded', reason: 'max-fee-exceeded', fee, maxFee: args.maxFee });
 
-  return { ok: true, plan: { tx, fee, modifiedFee, vsize, sigOpCost, ancestors, replaced } };
+  return { ok: true, plan: { tx, fee, modifiedFee, vsize, sigOpCost, ancestors, replaced, spent } };
 }
 
 /** The checks that need neither coins nor the graph: consensus basics, standardness, finality, duplicates. */
@@ -154,7 +163,7 @@ function preliminaryChecks(ctx: AcceptContext, tx: Transaction): AcceptFailure |
   // A coinbase is only valid as the first transaction of a block.
   if (tx.isCoinbase()) return rejected('consensus', 'coinbase');
   if (ctx.policy.requireStandard) {
-    const reason = standardTxViolation(tx, ctx.policy);
+    const reason = standardTxViolation(tx, ctx.policy, spendsEscrowCandidate(tx) ? PAYOUT_OUTPUTS : 0);
     if (reason !== null) return rejected('not-standard', reason);
   }
   if (tx.baseSize < MIN_STANDARD_TX_NONWITNESS_SIZE) return rejected('not-standard', 'tx-size-small');
@@ -164,6 +173,20 @@ function preliminaryChecks(ctx: AcceptContext, tx: Transaction): AcceptFailure |
   if (ctx.pool.getByWtxid(tx.wtxidHex)) return rejected('conflict', 'txn-already-in-mempool');
   if (ctx.pool.get(tx.txidHex)) return rejected('conflict', 'txn-same-nonwitness-data-in-mempool');
   return null;
+}
+
+/**
+ * The leading outputs of an OPoI payout, whose amounts consensus fixes: exempt from the dust rule,
+ * or a tiny refund would leave an escrow no standard transaction can pay out.
+ */
+const PAYOUT_OUTPUTS = 2;
+
+/**
+ * Whether an input has neither scriptSig nor witness: only an escrow is standard to spend so
+ * (any other such input fails areInputsStandard), so such a transaction may be a payout.
+ */
+function spendsEscrowCandidate(tx: Transaction): boolean {
+  return tx.inputs.some((i) => i.scriptSig.length === 0 && i.witness.length === 0);
 }
 
 /** The mempool transactions spending the same outpoints; without full RBF each must be replaceable. */

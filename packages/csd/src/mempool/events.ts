@@ -15,7 +15,9 @@ export type RemovalReason =
   /** Evicted to keep the pool under -maxmempool, or past package limits after a reorg. */
   | 'sizelimit'
   /** No longer valid for the next block after blocks were disconnected. */
-  | 'reorg';
+  | 'reorg'
+  /** An OPoI step the new tip no longer allows (a commit window closed, a request resolved). */
+  | 'opoi';
 
 export interface AddedEvent {
   readonly entry: MempoolEntry;

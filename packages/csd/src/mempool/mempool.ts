@@ -7,6 +7,7 @@ import type { FeeEstimator, TrackedTx } from '../fees/estimator.ts';
 import { feeRateOf, type FeeRate } from '../policy/feerate.ts';
 import { DEFAULT_POLICY, type PolicyOptions } from '../policy/policy.ts';
 import { isReplaceable } from '../policy/rbf.ts';
+import { OpoiMempoolRules } from '../opoi/mempool-rules.ts';
 import { validateForMempool, type AcceptContext } from './accept.ts';
 import { MEMPOOL_HEIGHT, MempoolCoinView } from './coin-view.ts';
 import { MempoolEntry } from './entry.ts';
@@ -104,6 +105,7 @@ export class Mempool {
   readonly events: MempoolEvents;
   private readonly pool = new TxPool();
   private readonly chain: Chain;
+  private readonly opoi: OpoiMempoolRules;
   private readonly policy: PolicyOptions;
   private readonly limits: PackageLimits;
   private readonly maxBytes: number;
@@ -125,6 +127,7 @@ export class Mempool {
 
   constructor(opts: MempoolOptions) {
     this.chain = opts.chain;
+    this.opoi = new OpoiMempoolRules(opts.chain);
     this.policy = { ...DEFAULT_POLICY, requireStandard: opts.chain.params.requireStandard, ...opts.policy };
     this.limits = { ...DEFAULT_PACKAGE_LIMITS, ...opts.limits };
     this.maxBytes = opts.maxMempoolBytes ?? DEFAULT_MAX_MEMPOOL_BYTES;
@@ -255,6 +258,7 @@ export class Mempool {
       sequence: this.nextEntrySequence++,
     });
     this.pool.add(entry, plan.ancestors);
+    this.opoi.added(tx, plan.spent);
     this.events.emit('added', { entry, sequence: this.nextSequence++ });
     // A child's wait depends on its parents, and a re-added transaction's on the reorg.
     const trackable = !bypassLimits && plan.ancestors.size === 0 && this.chainIsCurrent();
@@ -276,6 +280,7 @@ export class Mempool {
       fullRbf: this.fullRbf,
       mempoolMinFee: () => this.rollingMinFee(),
       feeDelta: (txid) => this.deltas.get(txid) ?? 0n,
+      opoi: this.opoi,
     };
   }
 
@@ -350,6 +355,7 @@ export class Mempool {
     this.pool.remove(set);
     for (const entry of [...set].sort((a, b) => a.sequence - b.sequence)) {
       this.unbroadcastSet.delete(entry.txid);
+      this.opoi.removed(entry.txid);
       // Confirmations reach the estimator with the whole block (onConnect).
       if (reason !== 'block') this.estimator?.removeTx(entry.txid);
       this.events.emit('removed', { entry, reason, sequence: this.nextSequence++, ...(replacedBy ? { replacedBy } : {}) });
@@ -402,6 +408,8 @@ export class Mempool {
 
   private readonly onTip = (): void => {
     if (this.reorgPending) this.updateForReorg();
+    const stale = this.opoi.invalidated().map((txid) => this.pool.get(txid)!);
+    this.removeEntries(this.pool.withDescendants(stale), 'opoi');
   };
 
   /**

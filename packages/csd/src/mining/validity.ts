@@ -1,6 +1,6 @@
 /**
  * Core's TestBlockValidity: would this block be valid as the next block on the active tip? Every
- * rule is checked (header context, context-free block rules, transaction inputs and amounts,
+ * rule is checked (header context, context-free block rules, transaction inputs and amounts, OPoI,
  * scripts) except the proof of work, and nothing is stored or connected. getblocktemplate's
  * proposal mode (BIP 23) and generateblock use it.
  */
@@ -52,6 +52,8 @@ export function testBlockValidity(chain: Chain, block: Block, opts: ValidityOpti
   const plan = planConnect(block, entry, chain, params, MANDATORY_SCRIPT_VERIFY_FLAGS, (tx, txIndex, spent) => {
     if (!tx.isCoinbase()) items.push({ tx, txIndex, spent });
   });
+  // The OPoI rules on an overlay that is dropped: nothing is written.
+  chain.opoi.connectBlock(block, plan.undo, entry.height, entry.hash);
   // On this thread: a proposal or generateblock is one block, and the chain's worker pool is its own.
   const failure = runScriptChecks(items, MANDATORY_SCRIPT_VERIFY_FLAGS);
   if (failure) {

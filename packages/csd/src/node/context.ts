@@ -6,6 +6,7 @@ import type { FeeEstimator } from '../fees/estimator.ts';
 import type { AddressIndex } from '../indexes/address-index.ts';
 import type { TransactionIndex } from '../indexes/tx-index.ts';
 import type { Mempool } from '../mempool/mempool.ts';
+import type { OpoiContentStore } from '../opoi/content.ts';
 import type { Wallet } from '../wallet/wallet.ts';
 import type { NodeClock } from './clock.ts';
 
@@ -25,6 +26,8 @@ export interface NodeContext {
   readonly txIndex?: TransactionIndex;
   /** -addressindex (on by default): activity by address, behind /rest/address. */
   readonly addressIndex?: AddressIndex;
+  /** Published OPoI response content (the chain's OPoI state is `chain.opoi`). */
+  readonly opoiContent: OpoiContentStore;
   /** The node's wallet; absent with -disablewallet. */
   readonly wallet?: Wallet;
 }

@@ -1,3 +1,4 @@
+import { registerOpoiMethods } from '../opoi/rpc.ts';
 import { registerBlockchainMethods } from '../rpc/methods/blockchain.ts';
 import { registerMiningMethods } from '../rpc/methods/mining.ts';
 import { registerRawTransactionMethods } from '../rpc/methods/rawtransactions.ts';
@@ -15,4 +16,5 @@ export function registerNodeMethods(registry: RpcRegistry, ctx: NodeContext): vo
   registerUtilMethods(registry, ctx);
   registerWalletMethods(registry, ctx);
   registerZmqMethods(registry, ctx);
+  registerOpoiMethods(registry, ctx);
 }

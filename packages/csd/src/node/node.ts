@@ -18,6 +18,7 @@ import { RpcHttpServer } from '../rpc/server.ts';
 import { Warmup } from '../rpc/warmup.ts';
 import { ChainDatabase } from '../storage/database.ts';
 import { Wallet } from '../wallet/wallet.ts';
+import { OpoiContentStore } from '../opoi/content.ts';
 import { WebSocketService } from '../ws/service.ts';
 import { ZmqNotificationInterface } from '../zmq/interface.ts';
 import { zmqNotifications } from '../zmq/notifications.ts';
@@ -105,7 +106,8 @@ export class Node {
     const wallet = o.disablewallet
       ? undefined
       : Wallet.open({ db, chain, mempool, feeEstimator, params: config.network, now: clock.now, log, fallbackFee: o.fallbackfee });
-    const ctx: NodeContext = { config, params: config.network, chain, mempool, feeEstimator, clock, log, ...indexes, wallet };
+    const opoiContent = new OpoiContentStore(db, chain.opoi, (event, err) => log.error({ event, err }, 'OPoI content listener failed'));
+    const ctx: NodeContext = { config, params: config.network, chain, mempool, feeEstimator, clock, log, ...indexes, opoiContent, wallet };
 
     const registry = new RpcRegistry(new Warmup('Loading block index...'));
     registerChainMetrics(registry.metrics, chain);
@@ -171,7 +173,7 @@ export class Node {
   private async startNotifications(): Promise<void> {
     const { ctx } = this;
     const zmq = zmqNotifications(ctx.config.options);
-    if (zmq.length > 0) this.zmq = await ZmqNotificationInterface.start(zmq, ctx.chain, ctx.mempool, ctx.log);
+    if (zmq.length > 0) this.zmq = await ZmqNotificationInterface.start(zmq, ctx.chain, ctx.mempool, ctx.log, ctx.opoiContent);
     const { wsport } = ctx.config.options;
     if (wsport !== null) this.ws = await WebSocketService.start(ctx, wsport);
   }

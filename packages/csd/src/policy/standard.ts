@@ -14,6 +14,8 @@ import {
   type Transaction,
   type TxOut,
   type TxoutType,
+  escrowRequestId,
+  opoiPayloadBytes,
 } from '@cs/consensus';
 import { feeForSize, type FeeRate } from './feerate.ts';
 import {
@@ -57,8 +59,6 @@ export function isDust(out: TxOut, dustRelayFee: FeeRate): boolean {
 export function standardOutputType(script: Uint8Array, opts: PolicyOptions): TxoutType | null {
   const { type, solutions } = solver(script);
   switch (type) {
-    case 'nonstandard':
-      return null;
     case 'multisig': {
       const required = solutions[0][0];
       const keys = solutions[solutions.length - 1][0];
@@ -66,7 +66,12 @@ export function standardOutputType(script: Uint8Array, opts: PolicyOptions): Txo
       return type;
     }
     case 'nulldata':
+      // OPoI payloads have their own bound (consensus decodes at most MAX_OPOI_PAYLOAD bytes).
+      if (opoiPayloadBytes(script) !== null) return type;
       return opts.maxDatacarrierBytes !== null && script.length <= opts.maxDatacarrierBytes ? type : null;
+    case 'nonstandard':
+      // The escrow of an OPoI REQUEST: consensus fixes its form, value and spend.
+      return escrowRequestId(script) !== null ? type : null;
     default:
       // Including witness_unknown: paying to a future witness version is standard, so wallets
       // can use it the day it activates; spending one is not (see areInputsStandard).
@@ -78,7 +83,7 @@ export function standardOutputType(script: Uint8Array, opts: PolicyOptions): Txo
  * Core's IsStandardTx: the checks that need only the transaction. Returns Core's reject reason,
  * or null for a standard transaction.
  */
-export function standardTxViolation(tx: Transaction, opts: PolicyOptions): string | null {
+export function standardTxViolation(tx: Transaction, opts: PolicyOptions, dustExempt = 0): string | null {
   if (tx.version > TX_MAX_STANDARD_VERSION || tx.version < 1) return 'version';
   if (tx.weight > MAX_STANDARD_TX_WEIGHT) return 'tx-size';
   for (const input of tx.inputs) {
@@ -87,12 +92,13 @@ export function standardTxViolation(tx: Transaction, opts: PolicyOptions): strin
     if (!isPushOnly(input.scriptSig)) return 'scriptsig-not-pushonly';
   }
   let dataOutputs = 0;
-  for (const out of tx.outputs) {
+  for (let i = 0; i < tx.outputs.length; i++) {
+    const out = tx.outputs[i];
     const type = standardOutputType(out.scriptPubKey, opts);
     if (type === null) return 'scriptpubkey';
     if (type === 'nulldata') dataOutputs++;
     else if (type === 'multisig' && !opts.permitBareMultisig) return 'bare-multisig';
-    else if (isDust(out, opts.dustRelayFee)) return 'dust';
+    else if (i >= dustExempt && isDust(out, opts.dustRelayFee)) return 'dust';
   }
   if (dataOutputs > 1) return 'multi-op-return';
   return null;
@@ -116,6 +122,7 @@ function revealedRedeemScript(scriptSig: Uint8Array): Uint8Array | null {
 export function areInputsStandard(tx: Transaction, spent: readonly TxOut[]): boolean {
   return tx.inputs.every((input, i) => {
     const { type } = solver(spent[i].scriptPubKey);
+    if (escrowRequestId(spent[i].scriptPubKey) !== null) return input.scriptSig.length === 0;
     if (type === 'nonstandard' || type === 'witness_unknown') return false;
     if (type !== 'scripthash') return true;
     const redeemScript = revealedRedeemScript(input.scriptSig);

@@ -26,6 +26,7 @@ import { blockEndpoint } from './endpoints/block.ts';
 import { blockHashByHeightEndpoint, chainInfoEndpoint, headersEndpoint } from './endpoints/chain.ts';
 import { getUtxosEndpoint } from './endpoints/getutxos.ts';
 import { mempoolEndpoint } from './endpoints/mempool.ts';
+import { opoiEndpoint } from './endpoints/opoi.ts';
 import { txEndpoint } from './endpoints/tx.ts';
 import { RestError } from './errors.ts';
 import { formatList, splitFormat } from './format.ts';
@@ -57,6 +58,7 @@ export function createRestHandler(options: RestOptions): RouteHandler {
     ['getutxos', getUtxosEndpoint(deps)],
     ['headers', headersEndpoint(deps)],
     ['blockhashbyheight', blockHashByHeightEndpoint(deps)],
+    ['opoi', opoiEndpoint(deps)],
   ]);
   const limits = new RestRateLimits(options.rateLimit, options.now);
   const { warmup } = options;

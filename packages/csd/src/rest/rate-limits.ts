@@ -1,13 +1,13 @@
 /**
  * REST rate limits per client address, one budget per endpoint group (the interface document's
  * per-endpoint table, which DECISIONS.md takes as the rule): `restratelimit` requests per minute
- * (default 200) for each of chaininfo, block, tx, headers, getutxos and blockhashbyheight, and
+ * (default 200) for each of chaininfo, block, tx, headers, getutxos, blockhashbyheight and opoi, and
  * half of it (default 100) for each of address and mempool, which the document limits to 100
  * where the others get 200. 0 turns every limit off.
  */
 import { RateLimiter } from '../rpc/rate-limit.ts';
 
-export type RateGroup = 'chaininfo' | 'block' | 'tx' | 'headers' | 'getutxos' | 'blockhashbyheight' | 'address' | 'mempool';
+export type RateGroup = 'chaininfo' | 'block' | 'tx' | 'headers' | 'getutxos' | 'blockhashbyheight' | 'opoi' | 'address' | 'mempool';
 
 /** Groups the document gives the narrower limit (100 where the others get 200). */
 const HALF_RATE: ReadonlySet<RateGroup> = new Set(['address', 'mempool']);

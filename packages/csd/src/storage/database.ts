@@ -22,6 +22,20 @@ export interface Tables {
   readonly addrundo: Table;
   /** The wallet's records, keyed by a one-byte record type (wallet/records.ts). Never derived from blocks. */
   readonly wallet: Table;
+  /** OPoI request id (16 bytes) → request record (opoi/store.ts). */
+  readonly opoirequest: Table;
+  /** request id ‖ miner actor (21 bytes) → commit record with its reveal. */
+  readonly opoicommit: Table;
+  /** miner actor → stake record. */
+  readonly opoistake: Table;
+  /** collateral coin key (as `coins`) → miner actor. */
+  readonly opoicollateral: Table;
+  /** be32(height) ‖ request id → nothing: requests that resolve or expire at the end of that block. */
+  readonly opoidue: Table;
+  /** block hash → the OPoI records the block changed, as they were before, and its lifecycle events. */
+  readonly opoiundo: Table;
+  /** request id ‖ response hash → published response content. Not derived from blocks: kept across -reindex. */
+  readonly opoicontent: Table;
 }
 
 export type Table = LmdbDatabase<Buffer, Buffer>;
@@ -52,6 +66,13 @@ export class ChainDatabase {
       addrsummary: table('addrsummary'),
       addrundo: table('addrundo'),
       wallet: table('wallet'),
+      opoirequest: table('opoirequest'),
+      opoicommit: table('opoicommit'),
+      opoistake: table('opoistake'),
+      opoicollateral: table('opoicollateral'),
+      opoidue: table('opoidue'),
+      opoiundo: table('opoiundo'),
+      opoicontent: table('opoicontent'),
     };
   }
 
@@ -97,7 +118,8 @@ export class ChainDatabase {
   clearDerived(): void {
     this.write(() => this.putMeta('reindex', Buffer.from('1')));
     const t = this.tables;
-    for (const table of [t.index, t.undo, t.coins, t.txindex, t.addrindex, t.addrsummary, t.addrundo]) table.clearSync();
+    const derived = [t.index, t.undo, t.coins, t.txindex, t.addrindex, t.addrsummary, t.addrundo];
+    for (const table of [...derived, t.opoirequest, t.opoicommit, t.opoistake, t.opoicollateral, t.opoidue, t.opoiundo]) table.clearSync();
     this.write(() => {
       for (const key of ['tip', TX_INDEX_MARKER, ADDRESS_INDEX_MARKER]) t.meta.remove(Buffer.from(key));
     });

@@ -13,8 +13,10 @@ export interface WalletCoin {
   readonly vout: number;
   readonly output: TxOut;
   readonly depth: number;
-  /** The wallet holds the key (as opposed to watching the script). */
+  /** The wallet holds the key (as opposed to watching the script), and no OPoI stake locks the coin. */
   readonly spendable: boolean;
+  /** Locked as the collateral of an OPoI stake (opoi/wallet-actions.ts). */
+  readonly collateral: boolean;
   /** Unconfirmed coins are safe only when the wallet trusts their transaction (its own, in the mempool). */
   readonly safe: boolean;
 }
@@ -29,6 +31,8 @@ export interface CoinFilter {
   readonly includeImmature?: boolean;
   /** Only coins paying one of these scripts (hex). */
   readonly scripts?: ReadonlySet<string>;
+  /** Whether an OPoI stake locks the coin: such a coin is listed, but not spendable. */
+  readonly isCollateral?: (txid: string, vout: number) => boolean;
 }
 
 export function listCoins(view: TxView, locks: CoinLocks, filter: CoinFilter = {}): WalletCoin[] {
@@ -52,7 +56,8 @@ export function listCoins(view: TxView, locks: CoinLocks, filter: CoinFilter = {
       if (mine === null || (mine === 'watchonly' && !filter.includeWatchOnly)) return;
       if (!filter.includeLocked && locks.isLocked(wtx.txid, vout)) return;
       if (view.isSpent(wtx.txid, vout)) return;
-      coins.push({ wtx, txid: wtx.txid, vout, output, depth, spendable: mine === 'spendable', safe });
+      const collateral = filter.isCollateral?.(wtx.txid, vout) ?? false;
+      coins.push({ wtx, txid: wtx.txid, vout, output, depth, spendable: mine === 'spendable' && !collateral, collateral, safe });
     });
   }
   return coins;

@@ -3,7 +3,7 @@
  * fundrawtransaction (fund only), over the wallet's spendable coins, its fee policy and its
  * change addresses.
  */
-import { hash160, hashToHex, type Transaction, type TxIn } from '@cs/consensus';
+import { hash160, hashToHex, toHex, type Transaction, type TxIn } from '@cs/consensus';
 import type { AcceptFailure } from '../mempool/results.ts';
 import { DUST_RELAY_TX_FEE } from '../policy/policy.ts';
 import { listCoins } from './coins.ts';
@@ -43,6 +43,13 @@ export interface SpendOptions {
   readonly changeScript?: Uint8Array;
   readonly changePosition?: number;
   readonly random?: () => number;
+  /** Only coins paying one of these scripts (hex) may be added (an OPoI actor's own coins). */
+  readonly fromScripts?: ReadonlySet<string>;
+  /**
+   * Whether coins of staked OPoI addresses may be used. Ordinary sends leave them alone: they pay
+   * the fees of that address's commits and reveals, and a busy wallet would otherwise drain them.
+   */
+  readonly spendStakedCoins?: boolean;
 }
 
 export type SendOutcome =
@@ -51,9 +58,16 @@ export type SendOutcome =
 
 /** The wallet's coins selection may use, with how each would be signed. */
 function fundingCoins(wallet: Wallet, keys: KeySource, opts: SpendOptions): FundingCoin[] {
-  const coins = listCoins(wallet.view, wallet.locks, { minDepth: opts.minConf, includeUnsafe: opts.includeUnsafe });
+  const coins = listCoins(wallet.view, wallet.locks, {
+    minDepth: opts.minConf,
+    includeUnsafe: opts.includeUnsafe,
+    scripts: opts.fromScripts,
+    isCollateral: (txid, vout) => wallet.isCollateral(txid, vout),
+  });
+  const reserved = opts.spendStakedCoins ? null : wallet.stakedScripts();
   const out: FundingCoin[] = [];
   for (const c of coins) {
+    if (reserved?.has(toHex(c.output.scriptPubKey))) continue;
     const plan = c.spendable ? planInput(c.output.scriptPubKey, keys) : null;
     if (plan) out.push({ outpoint: { txid: c.wtx.tx.txid, vout: c.vout }, output: c.output, plan });
   }
@@ -143,6 +157,44 @@ export function send(
   if (errors.length > 0) throw new WalletError('create-failed', 'Signing transaction failed');
   const submitted = wallet.commit(tx, change, comment);
   return submitted.ok ? { kind: 'sent', txid: tx.txidHex, fee } : { kind: 'rejected', failure: submitted.failure };
+}
+
+/**
+ * An OPoI action (opoi/wallet-actions.ts): `preset` coins are spent first and `recipients` paid in
+ * order, so that consensus finds the escrow, collateral or payout outputs where it looks; coins of
+ * `opts.fromScripts` pay the rest and the fee, and change goes last, to `opts.changeScript`.
+ * Signed with SIGHASH_ALL, stored and submitted like any send.
+ */
+export function sendAction(
+  wallet: Wallet,
+  recipients: readonly FundingRecipient[],
+  preset: readonly FundingCoin[],
+  opts: SpendOptions,
+): SendOutcome & { readonly tx?: Transaction } {
+  const masterKey = wallet.encryption.requireKey();
+  const keys = walletKeySource(wallet.keyring, masterKey);
+  const random = opts.random ?? Math.random;
+  const sequence = opts.replaceable ? SEQUENCE_REPLACEABLE : SEQUENCE_NONFINAL;
+  const { funded, fee, change } = fund(
+    wallet,
+    keys,
+    recipients,
+    { ...opts, changePosition: recipients.length },
+    {
+      version: 2,
+      locktime: antiFeeSnipingLocktime(wallet, random),
+      preset: preset.map((coin) => ({ input: { prevout: coin.outpoint, scriptSig: new Uint8Array(0), sequence, witness: [] }, coin })),
+      addInputs: true,
+    },
+  );
+  const { tx, errors } = signTransaction(
+    funded.tx,
+    funded.coins.map((c) => c.output),
+    keys,
+  );
+  if (errors.length > 0) throw new WalletError('create-failed', 'Signing transaction failed');
+  const submitted = wallet.commit(tx, change, { comment: '', commentTo: '' });
+  return submitted.ok ? { kind: 'sent', txid: tx.txidHex, fee, tx } : { kind: 'rejected', failure: submitted.failure };
 }
 
 export interface FundRawResult {

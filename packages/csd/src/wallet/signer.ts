@@ -37,11 +37,17 @@ export interface KeySource {
   redeemScriptFor(scriptHash: Uint8Array): Uint8Array | undefined;
 }
 
-export type InputPlan =
+/** How an input is signed with one of our keys. */
+export type KeyPlan =
   | { readonly kind: 'p2wpkh'; readonly publicKey: Uint8Array }
   | { readonly kind: 'p2pkh'; readonly publicKey: Uint8Array }
   | { readonly kind: 'p2pk'; readonly publicKey: Uint8Array }
   | { readonly kind: 'p2sh-p2wpkh'; readonly publicKey: Uint8Array; readonly redeemScript: Uint8Array };
+
+export type InputPlan =
+  | KeyPlan
+  /** An OPoI escrow: spent with an empty scriptSig and witness, nothing to sign (planned for its size only). */
+  | { readonly kind: 'escrow' };
 
 /**
  * Signatures are ground to a low r (ecdsaSignLowR), so they take at most 70 bytes of DER plus the
@@ -51,7 +57,7 @@ const MAX_SIGNATURE_BYTES = 71;
 const DUMMY_SIGNATURE = new Uint8Array(MAX_SIGNATURE_BYTES);
 
 /** How an output script can be spent with the keys at hand, or null when it cannot. */
-export function planInput(script: Uint8Array, keys: KeySource): InputPlan | null {
+export function planInput(script: Uint8Array, keys: KeySource): KeyPlan | null {
   const { type, solutions } = solver(script);
   switch (type) {
     case 'witness_v0_keyhash': {
@@ -90,6 +96,8 @@ function solution(plan: InputPlan, sig: Uint8Array): { scriptSig: Uint8Array; wi
       return { scriptSig: pushData(sig), witness: [] };
     case 'p2sh-p2wpkh':
       return { scriptSig: pushData(plan.redeemScript), witness: [sig, plan.publicKey] };
+    case 'escrow':
+      return { scriptSig: new Uint8Array(0), witness: [] };
   }
 }
 
@@ -115,7 +123,7 @@ export function dummySign(tx: Transaction, plans: readonly InputPlan[]): Transac
   return new Transaction({ ...tx, inputs: tx.inputs.map((input, i) => ({ ...input, ...solution(plans[i], DUMMY_SIGNATURE) })) });
 }
 
-function scriptCode(plan: InputPlan, spent: TxOut): Uint8Array {
+function scriptCode(plan: KeyPlan, spent: TxOut): Uint8Array {
   // Witness v0 key hashes sign as P2PKH (BIP143); legacy inputs sign the output script itself.
   return plan.kind === 'p2wpkh' || plan.kind === 'p2sh-p2wpkh' ? p2pkhScript(hash160(plan.publicKey)) : spent.scriptPubKey;
 }
@@ -124,7 +132,7 @@ function signInput(
   tx: Transaction,
   index: number,
   spent: TxOut,
-  plan: InputPlan,
+  plan: KeyPlan,
   privateKey: Uint8Array,
   hashType: number,
   txdata: PrecomputedTxData,

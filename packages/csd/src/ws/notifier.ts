@@ -4,6 +4,8 @@ import type { ChainBlockEvent } from '../chain/events.ts';
 import type { Coin } from '../chain/coins.ts';
 import type { AddedEvent, RemovedEvent } from '../mempool/events.ts';
 import type { Mempool } from '../mempool/mempool.ts';
+import type { OpoiContentStore } from '../opoi/content.ts';
+import { OpoiFeed } from '../opoi/feed.ts';
 import { addressActivity, type AddressActivity } from './address-activity.ts';
 import { addressTxPush, mempoolAddedPush, mempoolRemovedPush, newBlockPush, type AddressTxStatus } from './payloads.ts';
 import type { WsServer } from './server.ts';
@@ -20,19 +22,31 @@ export class WsNotifier {
    * may be gone from every view. Bounded by the mempool; an entry goes when its transaction leaves.
    */
   readonly #pending = new Map<string, AddressActivity[]>();
+  /** The opoi channel; its chain listeners come after this notifier's, so a block's OPoI steps follow its other pushes. */
+  readonly #opoi: OpoiFeed;
 
   constructor(
     private readonly server: WsServer,
     private readonly chain: Chain,
     private readonly mempool: Mempool,
+    /** Source of `published` pushes on the opoi channel (none without it). */
+    content?: OpoiContentStore,
   ) {
     chain.events.on('connect', this.#onConnect);
     chain.events.on('disconnect', this.#onDisconnect);
     mempool.events.on('added', this.#onAdded);
     mempool.events.on('removed', this.#onRemoved);
+    const subs = server.subscriptions;
+    this.#opoi = new OpoiFeed({
+      chain,
+      content,
+      wanted: () => subs.watchesOpoi,
+      send: ({ requestId, json }) => server.push(subs.opoiRecipients(requestId), json),
+    });
   }
 
   close(): void {
+    this.#opoi.close();
     this.chain.events.off('connect', this.#onConnect);
     this.chain.events.off('disconnect', this.#onDisconnect);
     this.mempool.events.off('added', this.#onAdded);

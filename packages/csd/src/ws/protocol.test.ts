@@ -123,3 +123,31 @@ test('an error answer echoes the request when there was one', () => {
   });
   assert.deepEqual(errorAnswer(new ProtocolError('parse-error', 'Parse error')), { type: 'error', code: 'parse-error', error: 'Parse error' });
 });
+
+test('opoi subscribes to every step, or with request_id to one request', () => {
+  const uuid = '0B4F6A3E-1C2D-4E5F-8A9B-0C1D2E3F4A5B';
+  assert.deepEqual(read({ action: 'subscribe', channel: 'opoi' }), { action: 'subscribe', channel: 'opoi', requestId: null });
+  const one = read({ action: 'subscribe', channel: 'opoi', request_id: uuid });
+  assert.deepEqual(one, { action: 'subscribe', channel: 'opoi', requestId: '0b4f6a3e1c2d4e5f8a9b0c1d2e3f4a5b' });
+  assert.deepEqual(acceptedAnswer(one), { type: 'subscribed', channel: 'opoi', request_id: uuid.toLowerCase() });
+  assert.deepEqual(acceptedAnswer(read({ action: 'unsubscribe', channel: 'opoi' })), { type: 'unsubscribed', channel: 'opoi' });
+  for (const bad of ['0b4f6a3e1c2d4e5f8a9b0c1d2e3f4a5b', '0b4f6a3e-1c2d-4e5f-8a9b-0c1d2e3f4a5', 'x', 7, null]) {
+    assert.equal(
+      codeOf(() => read({ action: 'subscribe', channel: 'opoi', request_id: bad })),
+      'invalid-request-id',
+      JSON.stringify(bad),
+    );
+  }
+  assert.throws(
+    () => read({ action: 'subscribe', channel: 'opoi', request_id: 'x' }),
+    /^ProtocolError: Invalid request_id "x": request_id must be a UUID/,
+  );
+  assert.equal(
+    codeOf(() => read({ action: 'subscribe', channel: 'new-blocks', request_id: uuid })),
+    'invalid-request',
+  );
+  assert.equal(
+    codeOf(() => read({ action: 'subscribe', channel: 'opoi', address: ADDRESS })),
+    'invalid-request',
+  );
+});

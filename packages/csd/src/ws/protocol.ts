@@ -3,10 +3,20 @@
  * read, and the answers it gets. Pure functions, no sockets: the server hands every text
  * message here and sends back what comes out.
  */
-import { AddressError, decodeAddress, destinationToScript, encodeDestination, toHex, type AddressPrefixes } from '@cs/consensus';
+import {
+  AddressError,
+  DecodeError,
+  decodeAddress,
+  destinationToScript,
+  encodeDestination,
+  requestIdFromUuid,
+  toHex,
+  type AddressPrefixes,
+} from '@cs/consensus';
+import { uuidOf } from '../opoi/json.ts';
 import { isJsonObject, parseJson, type JsonObject, type JsonValue } from '../rpc/json.ts';
 
-export const CHANNELS = ['new-blocks', 'address-tx', 'mempool'] as const;
+export const CHANNELS = ['new-blocks', 'address-tx', 'mempool', 'opoi'] as const;
 export type Channel = (typeof CHANNELS)[number];
 
 export const ACTIONS = ['subscribe', 'unsubscribe'] as const;
@@ -23,7 +33,9 @@ export interface WatchedAddress {
 
 export type Request =
   | { readonly action: Action; readonly channel: 'new-blocks' | 'mempool' }
-  | { readonly action: Action; readonly channel: 'address-tx'; readonly address: WatchedAddress };
+  | { readonly action: Action; readonly channel: 'address-tx'; readonly address: WatchedAddress }
+  /** `requestId` (32 hex digits) narrows the channel to one OPoI request; null: every step, stakes included. */
+  | { readonly action: Action; readonly channel: 'opoi'; readonly requestId: string | null };
 
 /** Machine-readable error codes; clients should branch on these, not on the message text. */
 export type ErrorCode =
@@ -32,6 +44,7 @@ export type ErrorCode =
   | 'unknown-action'
   | 'unknown-channel'
   | 'invalid-address'
+  | 'invalid-request-id'
   | 'not-subscribed'
   | 'too-many-subscriptions'
   | 'rate-limited';
@@ -58,19 +71,30 @@ export function parseMessage(text: string): JsonValue {
 /** A parsed message as a request; throws ProtocolError for anything but a well-formed one. */
 export function readRequest(message: JsonValue, net: AddressPrefixes): Request {
   if (!isJsonObject(message)) throw new ProtocolError('invalid-request', 'The message must be a JSON object');
-  const { action, channel, address } = message;
+  const { action, channel, address, request_id: requestId } = message;
   if (!isOneOf(ACTIONS, action)) {
     throw new ProtocolError('unknown-action', `Unknown action ${describe(action)}: expected "subscribe" or "unsubscribe"`);
   }
   if (!isOneOf(CHANNELS, channel)) {
-    throw new ProtocolError('unknown-channel', `Unknown channel ${describe(channel)}: expected "new-blocks", "address-tx" or "mempool"`);
+    throw new ProtocolError('unknown-channel', `Unknown channel ${describe(channel)}: expected "new-blocks", "address-tx", "mempool" or "opoi"`);
   }
-  if (channel !== 'address-tx') {
-    if (address !== undefined) throw new ProtocolError('invalid-request', `The ${channel} channel takes no address`);
-    return { action, channel };
-  }
+  if (address !== undefined && channel !== 'address-tx') throw new ProtocolError('invalid-request', `The ${channel} channel takes no address`);
+  if (requestId !== undefined && channel !== 'opoi') throw new ProtocolError('invalid-request', `The ${channel} channel takes no request_id`);
+  if (channel === 'opoi') return { action, channel, requestId: requestId === undefined ? null : watchedRequest(requestId) };
+  if (channel !== 'address-tx') return { action, channel };
   if (typeof address !== 'string') throw new ProtocolError('invalid-address', 'The address-tx channel needs an "address" string');
   return { action, channel, address: watchedAddress(address, net) };
+}
+
+/** A request_id member: a UUID, kept as the 32 hex digits OPoI notices carry internally. */
+function watchedRequest(value: JsonValue): string {
+  if (typeof value !== 'string') throw new ProtocolError('invalid-request-id', 'request_id must be a UUID string');
+  try {
+    return toHex(requestIdFromUuid(value));
+  } catch (e) {
+    if (!(e instanceof DecodeError)) throw e;
+    throw new ProtocolError('invalid-request-id', `Invalid request_id ${JSON.stringify(value)}: ${e.message}`);
+  }
 }
 
 function watchedAddress(text: string, net: AddressPrefixes): WatchedAddress {
@@ -97,6 +121,7 @@ export function acceptedAnswer(request: Request): JsonObject {
     type: request.action === 'subscribe' ? 'subscribed' : 'unsubscribed',
     channel: request.channel,
     ...(request.channel === 'address-tx' ? { address: request.address.address } : {}),
+    ...(request.channel === 'opoi' && request.requestId !== null ? { request_id: uuidOf(request.requestId) } : {}),
   };
 }
 

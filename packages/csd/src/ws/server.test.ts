@@ -26,7 +26,7 @@ test('every message gets an answer; bad ones an error, and the connection stays 
     assert.deepEqual(await c.request({ action: 'subscribe', channel: 'blocks' }), {
       type: 'error',
       code: 'unknown-channel',
-      error: 'Unknown channel "blocks": expected "new-blocks", "address-tx" or "mempool"',
+      error: 'Unknown channel "blocks": expected "new-blocks", "address-tx", "mempool" or "opoi"',
       request: { action: 'subscribe', channel: 'blocks' },
     });
     assert.equal((await c.request({ action: 'watch', channel: 'mempool' })).code, 'unknown-action');

@@ -21,6 +21,8 @@ export interface WsLimits {
   readonly maxConnections: number;
   /** Addresses one connection may watch on address-tx. */
   readonly maxAddressesPerConnection: number;
+  /** OPoI requests one connection may watch on opoi (with request_id). */
+  readonly maxRequestsPerConnection: number;
   /** Bytes queued for one connection beyond which it is cut off as a slow consumer. */
   readonly maxBufferedBytes: number;
   /** Largest client message; a longer one closes the connection (1009). */
@@ -32,11 +34,12 @@ export interface WsLimits {
 export const DEFAULT_WS_LIMITS: WsLimits = {
   maxConnections: 1000,
   maxAddressesPerConnection: 100,
+  maxRequestsPerConnection: 100,
   // The largest burst one event causes must fit: a block of minimal transactions (4,000,000
   // weight / ~240 weight each ≈ 16,000) makes as many mempool removal pushes of ~260 bytes,
   // about 4 MB queued at once for a healthy mempool subscriber. Twice that is the bound.
   maxBufferedBytes: 8 * 1024 * 1024,
-  // A request is under 200 bytes (the longest address is 90 characters); the rest is slack.
+  // A request is under 200 bytes (the longest address is 90 characters, a request_id 36); the rest is slack.
   maxMessageBytes: 4096,
   pingIntervalMs: 30_000,
 };
@@ -95,7 +98,7 @@ export class WsServer {
     this.#limiter = new RateLimiter({ limit: options.rateLimit, maxClients: 2 * this.#limits.maxConnections });
     // Pushes are small and many: compressing each for every client would cost more than it saves.
     this.#wss = new WebSocketServer({ noServer: true, clientTracking: false, perMessageDeflate: false, maxPayload: this.#limits.maxMessageBytes });
-    this.subscriptions = new SubscriptionTable(this.#limits.maxAddressesPerConnection);
+    this.subscriptions = new SubscriptionTable(this.#limits.maxAddressesPerConnection, this.#limits.maxRequestsPerConnection);
     this.#keepalive = setInterval(() => this.#pingAll(), this.#limits.pingIntervalMs).unref();
   }
 

@@ -44,7 +44,7 @@ export class WebSocketService {
       await server.close();
       throw new Error('Unable to bind any endpoint for the WebSocket server');
     }
-    return new WebSocketService(server, new WsNotifier(server, ctx.chain, ctx.mempool));
+    return new WebSocketService(server, new WsNotifier(server, ctx.chain, ctx.mempool, ctx.opoiContent));
   }
 
   async close(): Promise<void> {

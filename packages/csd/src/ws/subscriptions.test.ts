@@ -72,13 +72,52 @@ test('a client watches at most maxAddressesPerClient addresses; re-subscribing o
   assert.deepEqual([...t.watchers('script3')!.clients], ['b', 'a']);
 });
 
+const opoi = (requestId: string | null, action: Request['action'] = 'subscribe'): Request => ({ action, channel: 'opoi', requestId });
+
+test('opoi steps reach the unfiltered subscribers and the watchers of their request, each once', () => {
+  const t = new SubscriptionTable<string>(10, 2);
+  assert.equal(t.watchesOpoi, false);
+  t.apply('all', opoi(null));
+  t.apply('one', opoi('r1'));
+  t.apply('both', opoi(null));
+  t.apply('both', opoi('r1'));
+  t.apply('both', opoi('r2'));
+  assert.equal(t.watchesOpoi, true);
+  assert.deepEqual([...t.opoiRecipients('r1')].sort(), ['all', 'both', 'one']);
+  assert.deepEqual([...t.opoiRecipients('r2')].sort(), ['all', 'both']);
+  // Stake steps have no request: only the unfiltered get them.
+  assert.deepEqual([...t.opoiRecipients(null)].sort(), ['all', 'both']);
+  assert.equal(
+    codeOf(() => t.apply('both', opoi('r3'))),
+    'too-many-subscriptions',
+  );
+  t.apply('both', opoi('r2'));
+  t.apply('one', opoi('r1', 'unsubscribe'));
+  assert.equal(
+    codeOf(() => t.apply('one', opoi('r1', 'unsubscribe'))),
+    'not-subscribed',
+  );
+  assert.equal(
+    codeOf(() => t.apply('one', opoi(null, 'unsubscribe'))),
+    'not-subscribed',
+  );
+  t.apply('all', opoi(null, 'unsubscribe'));
+  assert.deepEqual([...t.opoiRecipients('r1')], ['both']);
+  t.remove('both');
+  assert.equal(t.watchesOpoi, false);
+  assert.equal(t.opoiRecipients('r1').size, 0);
+});
+
 test('remove forgets every subscription of a client', () => {
   const t = new SubscriptionTable<string>(10);
   t.apply('a', { action: 'subscribe', channel: 'new-blocks' });
   t.apply('a', { action: 'subscribe', channel: 'mempool' });
   t.apply('a', watch(1));
+  t.apply('a', opoi(null));
+  t.apply('a', opoi('r1'));
   t.remove('a');
   assert.equal(t.newBlocks.size + t.mempool.size, 0);
   assert.equal(t.watchesAddresses, false);
+  assert.equal(t.watchesOpoi, false);
   t.remove('a');
 });

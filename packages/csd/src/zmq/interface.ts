@@ -5,6 +5,8 @@ import type { Chain } from '../chain/chainstate.ts';
 import type { ChainBlockEvent } from '../chain/events.ts';
 import type { AddedEvent, RemovedEvent } from '../mempool/events.ts';
 import type { Mempool } from '../mempool/mempool.ts';
+import type { OpoiContentStore } from '../opoi/content.ts';
+import { OpoiFeed } from '../opoi/feed.ts';
 import { blockSequenceBody, hashBody, mempoolSequenceBody } from './bodies.ts';
 import type { ZmqNotification } from './notifications.ts';
 import { ZmqPublishers, type ZmqNotifier } from './publishers.ts';
@@ -17,32 +19,54 @@ import { ZmqPublishers, type ZmqNotifier } from './publishers.ts';
  *   of a reorg, and nothing when blocks were only disconnected, e.g. by invalidateblock);
  * - sequence: every block connected (C) or disconnected (D), every transaction added to the
  *   mempool (A) or removed from it for any reason but a block (R), A and R with the mempool
- *   sequence number.
+ *   sequence number;
+ * - opoi (ours): every OPoI lifecycle step of a block connected, or undone with a block
+ *   disconnected, and response content accepted, as the WebSocket opoi channel's JSON.
  * Notifiers are visited in Core's order (topic, then endpoint as configured) for each event.
  */
 export class ZmqNotificationInterface {
   /** A block was connected since the last tip event: the next one publishes the tip. */
   #connectedSinceTip = false;
+  /** The opoi topic; its chain listeners come after this interface's, so a block's OPoI steps follow its sequence C or D. */
+  readonly #opoi: OpoiFeed;
 
   private constructor(
     private readonly publishers: ZmqPublishers,
     private readonly chain: Chain,
     private readonly mempool: Mempool,
     private readonly log: Logger,
+    content: OpoiContentStore | undefined,
   ) {
     chain.events.on('connect', this.#onConnect);
     chain.events.on('disconnect', this.#onDisconnect);
     chain.events.on('tip', this.#onTip);
     mempool.events.on('added', this.#onAdded);
     mempool.events.on('removed', this.#onRemoved);
+    const opoi = publishers.notifiers.filter((n) => n.topic === 'opoi');
+    this.#opoi = new OpoiFeed({
+      chain,
+      content,
+      wanted: () => opoi.length > 0,
+      send: ({ json }) => {
+        const body = Buffer.from(JSON.stringify(json));
+        for (const n of opoi) n.send(body);
+      },
+    });
   }
 
-  /** Binds every configured endpoint and starts publishing. */
-  static async start(notifications: readonly ZmqNotification[], chain: Chain, mempool: Mempool, log: Logger): Promise<ZmqNotificationInterface> {
-    return new ZmqNotificationInterface(await ZmqPublishers.open(notifications, log), chain, mempool, log);
+  /** Binds every configured endpoint and starts publishing; `content` is where opoi's `published` messages come from. */
+  static async start(
+    notifications: readonly ZmqNotification[],
+    chain: Chain,
+    mempool: Mempool,
+    log: Logger,
+    content?: OpoiContentStore,
+  ): Promise<ZmqNotificationInterface> {
+    return new ZmqNotificationInterface(await ZmqPublishers.open(notifications, log), chain, mempool, log, content);
   }
 
   close(): void {
+    this.#opoi.close();
     this.chain.events.off('connect', this.#onConnect);
     this.chain.events.off('disconnect', this.#onDisconnect);
     this.chain.events.off('tip', this.#onTip);

@@ -1,7 +1,7 @@
 import type { NodeOptions } from '../config/node-config.ts';
 
-/** The publisher topics, in the order Core creates its notifiers (its factory map, by name). */
-export const ZMQ_TOPICS = ['hashblock', 'hashtx', 'rawblock', 'rawtx', 'sequence'] as const;
+/** The publisher topics: Core's, in the order Core creates its notifiers (its factory map, by name), then ours. */
+export const ZMQ_TOPICS = ['hashblock', 'hashtx', 'rawblock', 'rawtx', 'sequence', 'opoi'] as const;
 export type ZmqTopic = (typeof ZMQ_TOPICS)[number];
 
 /** One configured notifier: a topic published on one endpoint (Core's CZMQAbstractNotifier). */

@@ -1,0 +1,60 @@
+/**
+ * The hashes and numbers the OPoI lifecycle turns on: request ids as UUID text, the commitment a
+ * COMMIT publishes, the deterministic winner draw and the split of the escrow.
+ */
+import { DecodeError } from '../encoding/errors.ts';
+import { concatBytes, toHex } from '../encoding/hex.ts';
+import { sha256, sha256d } from '../crypto/hash.ts';
+import { Writer } from '../encoding/writer.ts';
+import type { Actor } from './payload.ts';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** The 16 bytes of a UUID written 8-4-4-4-12 (any case); a DecodeError for anything else. */
+export function requestIdFromUuid(text: string): Uint8Array {
+  if (!UUID.test(text)) throw new DecodeError('invalid', 'request_id must be a UUID (8-4-4-4-12 hex digits)');
+  return Uint8Array.from(Buffer.from(text.replaceAll('-', ''), 'hex'));
+}
+
+/** Lower-case 8-4-4-4-12 text of a 16-byte request id. */
+export function requestIdToUuid(id: Uint8Array): string {
+  const h = toHex(id);
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+}
+
+/**
+ * SHA-256(request_id ‖ miner type ‖ miner hash ‖ response_hash ‖ token_count u32le ‖ salt): binds
+ * the answer, its length and its author to the request, and hides them until the reveal.
+ */
+export function commitmentHash(requestId: Uint8Array, miner: Actor, responseHash: Uint8Array, tokenCount: number, salt: Uint8Array): Uint8Array {
+  const w = new Writer(128);
+  w.bytes(requestId).u8(miner.type).bytes(miner.hash).bytes(responseHash).u32le(tokenCount).bytes(salt);
+  return sha256(w.finish());
+}
+
+/**
+ * The winner among `candidates` (valid reveals, in any order): they are sorted by miner key, and
+ * SHA256d(resolving block hash ‖ request_id), read as a big-endian number, picks one modulo
+ * their count. The resolving block is mined after every commit, so no committer knew the draw.
+ */
+export function drawWinner(blockHash: Uint8Array, requestId: Uint8Array, candidates: readonly string[]): string {
+  if (candidates.length === 0) throw new RangeError('no candidates to draw from');
+  const sorted = [...candidates].sort();
+  const seed = BigInt(`0x${toHex(sha256d(concatBytes(blockHash, requestId)))}`);
+  return sorted[Number(seed % BigInt(sorted.length))];
+}
+
+/** What the escrow pays the winner: the payment plus the fee for the tokens generated. */
+export function winnerAmount(payment: bigint, feePerToken: bigint, tokenCount: number): bigint {
+  return payment + feePerToken * BigInt(tokenCount);
+}
+
+/** What a REQUEST locks in escrow: the payment plus the fee for every token it allows. */
+export function escrowAmount(payment: bigint, feePerToken: bigint, maxTokens: number): bigint {
+  return payment + feePerToken * BigInt(maxTokens);
+}
+
+/** The smallest payment a request may offer is one base unit above this. */
+export function minimumPaymentFloor(feeBase: bigint, feePerPromptToken: bigint, promptTokenCount: number): bigint {
+  return feeBase + feePerPromptToken * BigInt(promptTokenCount);
+}

@@ -1,0 +1,297 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { DecodeError } from '../encoding/errors.ts';
+import { hashToHex, toHex } from '../encoding/hex.ts';
+import { REGTEST } from '../params/networks.ts';
+import { Transaction, type TxOut } from '../primitives/tx.ts';
+import { ValidationError } from '../validation/errors.ts';
+import { actorKey, actorScript } from './actor.ts';
+import { commitmentHash, drawWinner, escrowAmount, requestIdFromUuid, requestIdToUuid } from './commitment.ts';
+import { escrowRequestId, escrowScript } from './escrow.ts';
+import { ActorType, OpoiKind, type OpoiPayload, decodeOpoiPayload, encodeOpoiPayload, opoiPayloadBytes, opoiPayloadScript } from './payload.ts';
+import type { CommitRecord, RequestRecord, StakeRecord } from './records.ts';
+import { decodeRecord, encodeRecord } from './records.ts';
+import { type OpoiEvent, type OpoiState, applyOpoiTransaction, payoutOutputs, resolveOpoiBlock } from './rules.ts';
+
+const P = REGTEST.opoi;
+const ID = requestIdFromUuid('0b4f6a3e-1c2d-4e5f-8a9b-0c1d2e3f4a5b');
+const requester = { type: ActorType.P2WPKH, hash: new Uint8Array(20).fill(1) };
+const minerA = { type: ActorType.P2WPKH, hash: new Uint8Array(20).fill(2) };
+const minerB = { type: ActorType.P2PKH, hash: new Uint8Array(20).fill(3) };
+
+/** A map-backed OpoiState, the simplest thing that satisfies the interface. */
+class MemoryState implements OpoiState {
+  requests = new Map<string, RequestRecord>();
+  commits = new Map<string, CommitRecord>();
+  stakes = new Map<string, StakeRecord>();
+  dues = new Map<number, Set<string>>();
+  request = (id: string) => this.requests.get(id);
+  putRequest = (r: RequestRecord) => void this.requests.set(r.id, r);
+  commit = (id: string, m: string) => this.commits.get(`${id}:${m}`);
+  commitsOf = (id: string) => [...this.commits.values()].filter((c) => c.requestId === id);
+  putCommit = (c: CommitRecord) => void this.commits.set(`${c.requestId}:${c.miner}`, c);
+  stake = (m: string) => this.stakes.get(m);
+  putStake = (s: StakeRecord) => void this.stakes.set(s.miner, s);
+  deleteStake = (m: string) => void this.stakes.delete(m);
+  collateralOwner = (txid: Uint8Array, vout: number) =>
+    [...this.stakes.values()].find((s) => s.collateralVout === vout && s.collateralTxid === hashToHex(txid))?.miner;
+  due = (h: number) => [...(this.dues.get(h) ?? [])];
+  addDue = (h: number, id: string) => void (this.dues.get(h) ?? this.dues.set(h, new Set()).get(h)!).add(id);
+  removeDue = (h: number, id: string) => void this.dues.get(h)?.delete(id);
+}
+
+let serial = 0;
+/** A transaction spending one coin of `actor` (signature byte SIGHASH_ALL unless told) with `outputs`. */
+function actingTx(actor: typeof requester, outputs: TxOut[], sighash = 1): { tx: Transaction; spent: TxOut[] } {
+  const prevTxid = new Uint8Array(32);
+  prevTxid[0] = ++serial;
+  prevTxid[1] = serial >> 8;
+  const sig = Uint8Array.of(0x30, 0x00, sighash);
+  const input =
+    actor.type === ActorType.P2WPKH
+      ? { prevout: { txid: prevTxid, vout: 0 }, scriptSig: new Uint8Array(0), sequence: 0xffffffff, witness: [sig, new Uint8Array(33)] }
+      : { prevout: { txid: prevTxid, vout: 0 }, scriptSig: Uint8Array.of(3, ...sig, 33, ...new Uint8Array(33)), sequence: 0xffffffff, witness: [] };
+  const tx = new Transaction({ version: 2, inputs: [input], outputs, locktime: 0 });
+  return { tx, spent: [{ value: 1_000_000_000n, scriptPubKey: actorScript(actor) }] };
+}
+
+const payloadOut = (p: OpoiPayload): TxOut => ({ value: 0n, scriptPubKey: opoiPayloadScript(p) });
+
+function expectReject(fn: () => void, reason: string): void {
+  assert.throws(fn, (e: unknown) => e instanceof ValidationError && e.reason === reason);
+}
+
+test('payloads round-trip for every kind and reject malformed bytes with DecodeError', () => {
+  const samples: OpoiPayload[] = [
+    {
+      kind: OpoiKind.REQUEST,
+      requestId: ID,
+      requester,
+      promptHash: new Uint8Array(32).fill(9),
+      maxTokens: 256,
+      payment: 150_000n,
+      feePerToken: 10n,
+      promptTokenCount: 3,
+      taskType: 0,
+      model: 'llama3.2:1b',
+      taskClass: 'chat',
+    },
+    { kind: OpoiKind.COMMIT, requestId: ID, miner: minerA, commitment: new Uint8Array(32).fill(7) },
+    {
+      kind: OpoiKind.REVEAL,
+      requestId: ID,
+      miner: minerB,
+      responseHash: new Uint8Array(32).fill(5),
+      tokenCount: 12,
+      salt: new Uint8Array(32).fill(4),
+    },
+    { kind: OpoiKind.STAKE, miner: minerA, modelId: 'tiny', endpoint: 'stratum+tcp://127.0.0.1:3532' },
+    { kind: OpoiKind.RENEW, miner: minerA },
+    { kind: OpoiKind.UNSTAKE, miner: minerB },
+  ];
+  for (const p of samples) {
+    const bytes = encodeOpoiPayload(p);
+    assert.deepEqual(decodeOpoiPayload(bytes), p);
+    assert.deepEqual(opoiPayloadBytes(opoiPayloadScript(p)), bytes);
+    // Every truncation and one trailing byte are malformed, never anything else.
+    for (let n = 0; n < bytes.length; n++) assert.throws(() => decodeOpoiPayload(bytes.subarray(0, n)), DecodeError);
+    assert.throws(() => decodeOpoiPayload(Uint8Array.of(...bytes, 0)), DecodeError);
+  }
+  // Seeded random mutations: decoding either succeeds or throws DecodeError.
+  let seed = 42;
+  const rand = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31);
+  for (let i = 0; i < 5000; i++) {
+    const bytes = Uint8Array.from(encodeOpoiPayload(samples[i % samples.length]));
+    bytes[rand() % bytes.length] = rand() % 256;
+    try {
+      decodeOpoiPayload(bytes);
+    } catch (e) {
+      assert.ok(e instanceof DecodeError, String(e));
+    }
+  }
+  assert.equal(opoiPayloadBytes(Uint8Array.of(0x6a, 4, 1, 2, 3, 4)), null);
+});
+
+test('request ids, escrow scripts, commitments and the winner draw', () => {
+  assert.equal(requestIdToUuid(ID), '0b4f6a3e-1c2d-4e5f-8a9b-0c1d2e3f4a5b');
+  assert.throws(() => requestIdFromUuid('not-a-uuid'), DecodeError);
+  assert.deepEqual(escrowRequestId(escrowScript(ID)), ID);
+  assert.equal(escrowRequestId(actorScript(requester)), null);
+  const c1 = commitmentHash(ID, minerA, new Uint8Array(32), 10, new Uint8Array(32));
+  assert.notDeepEqual(c1, commitmentHash(ID, minerB, new Uint8Array(32), 10, new Uint8Array(32)));
+  assert.notDeepEqual(c1, commitmentHash(ID, minerA, new Uint8Array(32), 11, new Uint8Array(32)));
+  const keys = [actorKey(minerA), actorKey(minerB)];
+  const hash = new Uint8Array(32).fill(0xab);
+  assert.equal(drawWinner(hash, ID, keys), drawWinner(hash, ID, [...keys].reverse()));
+  // Over many block hashes both candidates win sometimes.
+  const wins = new Set<string>();
+  for (let i = 0; i < 32; i++) wins.add(drawWinner(Uint8Array.of(i, ...new Uint8Array(31)), ID, keys));
+  assert.equal(wins.size, 2);
+});
+
+test('records encode deterministically, bigints included, and decode to equal values', () => {
+  const s: StakeRecord = {
+    miner: actorKey(minerA),
+    collateralTxid: 'aa'.repeat(32),
+    collateralVout: 0,
+    amount: 123456789012345678n,
+    modelId: '12n',
+    endpoint: '',
+    txid: 'aa'.repeat(32),
+    height: 5,
+    renewedHeight: 5,
+    unstakeHeight: null,
+  };
+  assert.deepEqual(decodeRecord<StakeRecord>(encodeRecord(s)), s);
+  assert.deepEqual(encodeRecord(decodeRecord(encodeRecord(s))), encodeRecord(s));
+});
+
+test('a whole lifecycle by the rules: stake, request, commits, reveals, resolution, payout', () => {
+  const st = new MemoryState();
+  const events: OpoiEvent[] = [];
+  // Stakes of two miners at height 10.
+  for (const m of [minerA, minerB]) {
+    const { tx, spent } = actingTx(m, [
+      { value: P.minStake, scriptPubKey: actorScript(m) },
+      payloadOut({ kind: OpoiKind.STAKE, miner: m, modelId: 'tiny', endpoint: '' }),
+    ]);
+    applyOpoiTransaction(st, tx, spent, 10, P, events);
+  }
+  // A stake below the minimum and a second stake are refused.
+  const small = actingTx(requester, [
+    { value: P.minStake - 1n, scriptPubKey: actorScript(requester) },
+    payloadOut({ kind: OpoiKind.STAKE, miner: requester, modelId: '', endpoint: '' }),
+  ]);
+  expectReject(() => applyOpoiTransaction(st, small.tx, small.spent, 10, P, []), 'bad-opoi-stake-collateral');
+  const again = actingTx(minerA, [
+    { value: P.minStake, scriptPubKey: actorScript(minerA) },
+    payloadOut({ kind: OpoiKind.STAKE, miner: minerA, modelId: '', endpoint: '' }),
+  ]);
+  expectReject(() => applyOpoiTransaction(st, again.tx, again.spent, 11, P, []), 'bad-opoi-stake-exists');
+
+  const payment = 500_000n;
+  const request: OpoiPayload = {
+    kind: OpoiKind.REQUEST,
+    requestId: ID,
+    requester,
+    promptHash: new Uint8Array(32),
+    maxTokens: 100,
+    payment,
+    feePerToken: 1000n,
+    promptTokenCount: 0,
+    taskType: 0,
+    model: 'tiny',
+    taskClass: '',
+  };
+  const escrow = escrowAmount(payment, 1000n, 100);
+  const wrongEscrow = actingTx(requester, [{ value: escrow - 1n, scriptPubKey: escrowScript(ID) }, payloadOut(request)]);
+  expectReject(() => applyOpoiTransaction(st, wrongEscrow.tx, wrongEscrow.spent, 20, P, []), 'bad-opoi-escrow');
+  const unsigned = actingTx(minerA, [{ value: escrow, scriptPubKey: escrowScript(ID) }, payloadOut(request)]);
+  expectReject(() => applyOpoiTransaction(st, unsigned.tx, unsigned.spent, 20, P, []), 'bad-opoi-unsigned');
+  const none = actingTx(requester, [{ value: escrow, scriptPubKey: escrowScript(ID) }, payloadOut(request)], 2);
+  expectReject(() => applyOpoiTransaction(st, none.tx, none.spent, 20, P, []), 'bad-opoi-unsigned');
+  const req = actingTx(requester, [{ value: escrow, scriptPubKey: escrowScript(ID) }, payloadOut(request)]);
+  applyOpoiTransaction(st, req.tx, req.spent, 20, P, events);
+  expectReject(() => applyOpoiTransaction(st, req.tx, req.spent, 21, P, []), 'bad-opoi-request-duplicate');
+
+  const id = toHex(ID);
+  const answers = new Map([
+    [actorKey(minerA), { hash: new Uint8Array(32).fill(0xa), tokens: 40, salt: new Uint8Array(32).fill(1) }],
+    [actorKey(minerB), { hash: new Uint8Array(32).fill(0xb), tokens: 60, salt: new Uint8Array(32).fill(2) }],
+    [actorKey(requester), { hash: new Uint8Array(32).fill(0xc), tokens: 1, salt: new Uint8Array(32).fill(3) }],
+  ]);
+  const commitTx = (m: typeof minerA) => {
+    const a = answers.get(actorKey(m))!;
+    return actingTx(m, [payloadOut({ kind: OpoiKind.COMMIT, requestId: ID, miner: m, commitment: commitmentHash(ID, m, a.hash, a.tokens, a.salt) })]);
+  };
+  const sameBlock = commitTx(minerA);
+  expectReject(() => applyOpoiTransaction(st, sameBlock.tx, sameBlock.spent, 20, P, []), 'bad-opoi-commit-window');
+  const ca = commitTx(minerA);
+  applyOpoiTransaction(st, ca.tx, ca.spent, 22, P, events);
+  expectReject(() => applyOpoiTransaction(st, ca.tx, ca.spent, 22, P, []), 'bad-opoi-commit-duplicate');
+  const cb = commitTx(minerB);
+  applyOpoiTransaction(st, cb.tx, cb.spent, 22 + P.commitWindow - 1, P, events);
+  const late = commitTx(requester);
+  expectReject(() => applyOpoiTransaction(st, late.tx, late.spent, 22 + P.commitWindow, P, []), 'bad-opoi-commit-window');
+
+  const revealTx = (m: typeof minerA, tokens?: number) => {
+    const a = answers.get(actorKey(m))!;
+    return actingTx(m, [
+      payloadOut({ kind: OpoiKind.REVEAL, requestId: ID, miner: m, responseHash: a.hash, tokenCount: tokens ?? a.tokens, salt: a.salt }),
+    ]);
+  };
+  const early = revealTx(minerA);
+  expectReject(() => applyOpoiTransaction(st, early.tx, early.spent, 22 + P.commitWindow - 1, P, []), 'bad-opoi-reveal-early');
+  const lie = revealTx(minerA, 41);
+  expectReject(() => applyOpoiTransaction(st, lie.tx, lie.spent, 22 + P.commitWindow, P, []), 'bad-opoi-reveal-mismatch');
+  for (const m of [minerA, minerB]) {
+    const r = revealTx(m);
+    applyOpoiTransaction(st, r.tx, r.spent, 22 + P.commitWindow, P, events);
+  }
+  const deadline = 22 + P.commitWindow + P.revealWindow - 1;
+  assert.deepEqual(st.due(deadline), [id]);
+  resolveOpoiBlock(st, deadline, new Uint8Array(32).fill(3), events);
+  const resolved = st.request(id)!;
+  assert.equal(resolved.status, 'FULFILLED');
+  const winner = resolved.winner!;
+  assert.ok(answers.has(winner));
+  const pay = payment + 1000n * BigInt(answers.get(winner)!.tokens);
+  assert.deepEqual(
+    payoutOutputs(resolved).map((o) => o.value),
+    [pay, escrow - pay],
+  );
+
+  // The payout: exact outputs or nothing.
+  const escrowIn = { value: escrow, scriptPubKey: escrowScript(ID) };
+  const payout = (outs: TxOut[]) =>
+    new Transaction({
+      version: 2,
+      inputs: [{ prevout: { txid: req.tx.txid, vout: 0 }, scriptSig: new Uint8Array(0), sequence: 0xffffffff, witness: [] }],
+      outputs: outs,
+      locktime: 0,
+    });
+  const [w, change] = payoutOutputs(resolved);
+  const toOut = (o: { script: string; value: bigint }, delta = 0n): TxOut => ({ value: o.value + delta, scriptPubKey: Buffer.from(o.script, 'hex') });
+  expectReject(
+    () => applyOpoiTransaction(st, payout([toOut(w, 1n), toOut(change, -1n)]), [escrowIn], deadline + 1, P, []),
+    'bad-opoi-payout-outputs',
+  );
+  expectReject(() => applyOpoiTransaction(st, payout([toOut(change), toOut(w)]), [escrowIn], deadline + 1, P, []), 'bad-opoi-payout-outputs');
+  applyOpoiTransaction(st, payout([toOut(w), toOut(change)]), [escrowIn], deadline + 1, P, events);
+  assert.equal(st.request(id)!.payoutHeight, deadline + 1);
+  assert.deepEqual(
+    events.map((e) => e.type),
+    ['stake', 'stake', 'request', 'commit', 'commit', 'reveal', 'reveal', 'resolved', 'paid'],
+  );
+});
+
+test('stakes: suspension, unstake, and collateral locked until the cooldown ends', () => {
+  const st = new MemoryState();
+  const { tx, spent } = actingTx(minerA, [
+    { value: P.minStake, scriptPubKey: actorScript(minerA) },
+    payloadOut({ kind: OpoiKind.STAKE, miner: minerA, modelId: '', endpoint: '' }),
+  ]);
+  applyOpoiTransaction(st, tx, spent, 100, P, []);
+  const key = actorKey(minerA);
+  const spendCollateral = new Transaction({
+    version: 2,
+    inputs: [
+      { prevout: { txid: tx.txid, vout: 0 }, scriptSig: new Uint8Array(0), sequence: 0xffffffff, witness: [new Uint8Array(72), new Uint8Array(33)] },
+    ],
+    outputs: [{ value: P.minStake - 1000n, scriptPubKey: actorScript(minerA) }],
+    locktime: 0,
+  });
+  const collateral = [{ value: P.minStake, scriptPubKey: actorScript(minerA) }];
+  expectReject(() => applyOpoiTransaction(st, spendCollateral, collateral, 101, P, []), 'bad-opoi-collateral-locked');
+  const unstake = actingTx(minerA, [payloadOut({ kind: OpoiKind.UNSTAKE, miner: minerA })]);
+  applyOpoiTransaction(st, unstake.tx, unstake.spent, 150, P, []);
+  expectReject(() => applyOpoiTransaction(st, unstake.tx, unstake.spent, 151, P, []), 'bad-opoi-stake-unstaking');
+  expectReject(() => applyOpoiTransaction(st, spendCollateral, collateral, 150 + P.unstakeCooldown - 1, P, []), 'bad-opoi-collateral-locked');
+  const events: OpoiEvent[] = [];
+  applyOpoiTransaction(st, spendCollateral, collateral, 150 + P.unstakeCooldown, P, events);
+  assert.equal(st.stake(key), undefined);
+  assert.deepEqual(
+    events.map((e) => e.type),
+    ['released'],
+  );
+});

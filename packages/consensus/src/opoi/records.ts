@@ -1,0 +1,104 @@
+/**
+ * The OPoI state a node derives from the chain: requests, commits (with their reveals) and stakes,
+ * plus the stake status rule. Records are plain values; whoever stores them (csd) serializes them
+ * with encodeRecord/decodeRecord, which give the same bytes for the same record on every node.
+ */
+import type { OpoiParams } from '../params/networks.ts';
+
+export type RequestStatus = 'PENDING' | 'FULFILLED' | 'EXPIRED';
+
+export interface RequestRecord {
+  /** 32 hex digits (the UUID without dashes). */
+  readonly id: string;
+  readonly txid: string;
+  readonly height: number;
+  /** Actor key (actor.ts) of the requester. */
+  readonly requester: string;
+  readonly model: string;
+  readonly promptHash: string;
+  readonly maxTokens: number;
+  readonly payment: bigint;
+  readonly feePerToken: bigint;
+  readonly promptTokenCount: number;
+  readonly taskType: number;
+  readonly taskClass: string;
+  readonly escrowValue: bigint;
+  readonly status: RequestStatus;
+  /** Height of the block holding the first commit, which opens the commit window. */
+  readonly firstCommitHeight: number | null;
+  readonly commits: number;
+  readonly reveals: number;
+  readonly winner: string | null;
+  readonly winnerTokens: number | null;
+  readonly resolvedHeight: number | null;
+  readonly payoutTxid: string | null;
+  readonly payoutHeight: number | null;
+}
+
+export interface RevealRecord {
+  readonly responseHash: string;
+  readonly tokenCount: number;
+  readonly salt: string;
+  readonly txid: string;
+  readonly height: number;
+}
+
+export interface CommitRecord {
+  readonly requestId: string;
+  readonly miner: string;
+  readonly commitment: string;
+  readonly txid: string;
+  readonly height: number;
+  readonly reveal: RevealRecord | null;
+}
+
+export interface StakeRecord {
+  readonly miner: string;
+  /** The locked coin: output 0 of the STAKE transaction. */
+  readonly collateralTxid: string;
+  readonly collateralVout: number;
+  readonly amount: bigint;
+  readonly modelId: string;
+  readonly endpoint: string;
+  readonly txid: string;
+  readonly height: number;
+  readonly renewedHeight: number;
+  readonly unstakeHeight: number | null;
+}
+
+export type StakeStatus = 'ACTIVE' | 'SUSPENDED' | 'UNSTAKING' | 'UNSTAKED';
+
+/**
+ * A stake's status for a transaction in a block at `height`: UNSTAKING from its UNSTAKE until the
+ * cooldown ends, UNSTAKED after (the collateral is free), SUSPENDED when the last STAKE or RENEW
+ * is more than stakeRenewal blocks back, ACTIVE otherwise.
+ */
+export function stakeStatus(s: StakeRecord, height: number, p: OpoiParams): StakeStatus {
+  if (s.unstakeHeight !== null) return height >= s.unstakeHeight + p.unstakeCooldown ? 'UNSTAKED' : 'UNSTAKING';
+  return height - s.renewedHeight > p.stakeRenewal ? 'SUSPENDED' : 'ACTIVE';
+}
+
+/** The last height at which the request accepts commits, once a first commit opened the window. */
+export function commitWindowClose(r: RequestRecord, p: OpoiParams): number | null {
+  return r.firstCommitHeight === null ? null : r.firstCommitHeight + p.commitWindow - 1;
+}
+
+/** The last height at which reveals count; the request resolves at the end of this block. */
+export function revealDeadline(r: RequestRecord, p: OpoiParams): number | null {
+  return r.firstCommitHeight === null ? null : r.firstCommitHeight + p.commitWindow + p.revealWindow - 1;
+}
+
+/** The height at whose end a request nobody committed to expires. */
+export function expiryHeight(r: RequestRecord, p: OpoiParams): number {
+  return r.height + p.requestExpiry;
+}
+
+/** Deterministic JSON bytes of a record (fields in declaration order; a bigint as {"$n": "<decimal>"}). */
+export function encodeRecord(record: RequestRecord | CommitRecord | StakeRecord): Buffer {
+  return Buffer.from(JSON.stringify(record, (_, v) => (typeof v === 'bigint' ? { $n: v.toString() } : v)));
+}
+
+export function decodeRecord<T extends RequestRecord | CommitRecord | StakeRecord>(bytes: Uint8Array): T {
+  const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
+  return JSON.parse(text, (_, v) => (v !== null && typeof v === 'object' && typeof v.$n === 'string' ? BigInt(v.$n) : v)) as T;
+}

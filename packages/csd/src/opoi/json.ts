@@ -1,0 +1,181 @@
+/**
+ * OPoI records as JSON, shared by RPC, REST and the notifications so that every interface names
+ * and shapes the fields alike. Field names follow the reference node's where it has them
+ * (request_id, requester, model, prompt_hash, max_tokens, payment, fee_per_token, task_type,
+ * task_class, prompt_token_count, block_height, tx_hash, status, commit_window_closed,
+ * response_commits, response_reveals); the rest are ours and documented in docs/rpc.md.
+ */
+import {
+  type ChainParams,
+  type CommitRecord,
+  type OpoiEvent,
+  type RequestRecord,
+  type StakeRecord,
+  actorKeyScript,
+  commitWindowClose,
+  expiryHeight,
+  payoutOutputs,
+  requestIdToUuid,
+  revealDeadline,
+  scriptToAddress,
+  stakeStatus,
+  hashFromHex,
+  winnerAmount,
+} from '@cs/consensus';
+import { amountToJson } from '../format/json.ts';
+import type { NodeContext } from '../node/context.ts';
+import type { JsonObject } from '../rpc/json.ts';
+import type { PublishedContent } from './content.ts';
+
+/** The address of an actor key (42 hex digits). */
+export function actorAddress(key: string, params: ChainParams): string {
+  return scriptToAddress(Buffer.from(actorKeyScript(key), 'hex'), params.address) ?? key;
+}
+
+export const uuidOf = (id: string) => requestIdToUuid(Buffer.from(id, 'hex'));
+
+function commitToJson(c: CommitRecord, r: RequestRecord, params: ChainParams): JsonObject {
+  return {
+    request_id: uuidOf(c.requestId),
+    miner: actorAddress(c.miner, params),
+    commitment: c.commitment,
+    commit_txid: c.txid,
+    commit_height: c.height,
+    revealed: c.reveal !== null,
+    ...(c.reveal
+      ? {
+          response_hash: c.reveal.responseHash,
+          token_count: c.reveal.tokenCount,
+          reveal_txid: c.reveal.txid,
+          reveal_height: c.reveal.height,
+        }
+      : {}),
+    winner: r.winner === c.miner,
+  };
+}
+
+export interface RequestJsonContext {
+  readonly params: ChainParams;
+  /** Height of the active tip. */
+  readonly height: number;
+  /** Hash of the active block at a height (the request's block). */
+  readonly blockHash: (height: number) => string | undefined;
+  /** An unconfirmed payout of the request, if one is in the mempool. */
+  readonly pendingPayout?: string;
+}
+
+/** A request with its windows, commits, outcome and payout (getopoirequest, REST). */
+export function requestToJson(r: RequestRecord, commits: readonly CommitRecord[], ctx: RequestJsonContext): JsonObject {
+  const p = ctx.params.opoi;
+  const close = commitWindowClose(r, p);
+  const resolved = r.status !== 'PENDING';
+  const outputs = resolved ? payoutOutputs(r) : [];
+  return {
+    request_id: uuidOf(r.id),
+    status: r.status,
+    requester: actorAddress(r.requester, ctx.params),
+    model: r.model,
+    prompt_hash: r.promptHash,
+    max_tokens: r.maxTokens,
+    payment: amountToJson(r.payment),
+    fee_per_token: amountToJson(r.feePerToken),
+    task_type: 'OPEN',
+    task_class: r.taskClass,
+    prompt_token_count: r.promptTokenCount,
+    block_height: r.height,
+    block_hash: ctx.blockHash(r.height) ?? null,
+    confirmations: ctx.height - r.height + 1,
+    tx_hash: r.txid,
+    escrow: { txid: r.txid, vout: 0, amount: amountToJson(r.escrowValue) },
+    commit_window_opens_at_height: r.height + 1,
+    commit_window_closes_at_height: close,
+    commit_window_closed: close !== null && ctx.height >= close,
+    reveal_deadline_height: revealDeadline(r, p),
+    expires_at_height: r.firstCommitHeight === null ? expiryHeight(r, p) : null,
+    response_commits: r.commits,
+    response_reveals: r.reveals,
+    commits: commits.map((c) => commitToJson(c, r, ctx.params)),
+    resolved_height: r.resolvedHeight,
+    winner: r.winner === null ? null : actorAddress(r.winner, ctx.params),
+    winner_token_count: r.winnerTokens,
+    winner_amount: r.status === 'FULFILLED' ? amountToJson(winnerAmount(r.payment, r.feePerToken, r.winnerTokens!)) : null,
+    refund_amount: resolved ? amountToJson(r.escrowValue - (r.status === 'FULFILLED' ? outputs[0].value : 0n)) : null,
+    payout_status: r.payoutTxid !== null ? 'confirmed' : ctx.pendingPayout ? 'pending' : resolved ? 'claimable' : 'none',
+    payout_txid: r.payoutTxid ?? ctx.pendingPayout ?? null,
+    payout_height: r.payoutHeight,
+  };
+}
+
+/**
+ * A request as a running node shows it (REST; the same object getopoirequest gives): heights and
+ * hashes of the active chain, and a payout waiting in the mempool (a spender of the escrow).
+ */
+export function nodeRequestToJson(r: RequestRecord, { chain, mempool, params }: Pick<NodeContext, 'chain' | 'mempool' | 'params'>): JsonObject {
+  return requestToJson(r, chain.opoi.commitsOf(r.id), {
+    params,
+    height: chain.height,
+    blockHash: (h) => chain.atHeight(h)?.hashHex,
+    pendingPayout: pendingPayout(mempool, r),
+  });
+}
+
+/** The escrow's spender in the mempool (an unconfirmed payout), if any. */
+export function pendingPayout(mempool: NodeContext['mempool'], r: RequestRecord): string | undefined {
+  return mempool.spender({ txid: hashFromHex(r.txid), vout: 0 })?.txid;
+}
+
+/** One commit and its reveal (listopoiresponses). */
+export function responseToJson(c: CommitRecord, r: RequestRecord, params: ChainParams): JsonObject {
+  return commitToJson(c, r, params);
+}
+
+/** A stake with its status for the next block (getopoistake, listopoistakes). */
+export function stakeToJson(s: StakeRecord, height: number, params: ChainParams): JsonObject {
+  const p = params.opoi;
+  return {
+    miner_address: actorAddress(s.miner, params),
+    status: stakeStatus(s, height + 1, p),
+    collateral_txid: s.collateralTxid,
+    collateral_vout: s.collateralVout,
+    amount: amountToJson(s.amount),
+    model_id: s.modelId,
+    endpoint: s.endpoint,
+    txid: s.txid,
+    height: s.height,
+    renewed_height: s.renewedHeight,
+    renew_by_height: s.renewedHeight + p.stakeRenewal,
+    unstake_height: s.unstakeHeight,
+    unlock_height: s.unstakeHeight === null ? null : s.unstakeHeight + p.unstakeCooldown,
+  };
+}
+
+/** A lifecycle step as WebSocket and ZeroMQ publish it; `undone` on the reverse step of a reorg. */
+export function eventToJson(e: OpoiEvent, blockHash: string | null, undone: boolean, params: ChainParams): JsonObject {
+  return {
+    event: e.type,
+    undone,
+    request_id: e.requestId === null ? null : uuidOf(e.requestId),
+    miner: e.miner === null ? null : actorAddress(e.miner, params),
+    txid: e.txid,
+    height: e.height,
+    block_hash: blockHash,
+  };
+}
+
+/**
+ * Response content accepted by the node (not a chain step: no block, no transaction), shaped as
+ * eventToJson's steps with the content's hash and size after them; `height` is the tip's.
+ */
+export function publishedToJson(p: PublishedContent, height: number, params: ChainParams): JsonObject {
+  return {
+    event: 'published',
+    undone: false,
+    request_id: uuidOf(p.requestId),
+    miner: actorAddress(p.miner, params),
+    txid: null,
+    height,
+    block_hash: null,
+    response_hash: p.responseHash,
+    bytes: p.bytes,
+  };
+}

@@ -1,0 +1,327 @@
+/**
+ * The node's OPoI state, derived from the active chain and kept in the chain's database beside the
+ * UTXO set: requests, commits with their reveals, stakes, the collateral they lock and the
+ * requests due at each height. A block's OPoI changes are computed on an overlay (BlockOverlay)
+ * by the consensus rules and written in the same database transaction as the block, with an undo
+ * record of every value they replaced, so disconnecting the block restores the state exactly.
+ */
+import { createHash } from 'node:crypto';
+import {
+  type Block,
+  type CommitRecord,
+  type OpoiEvent,
+  type OpoiParams,
+  type OpoiState,
+  Reader,
+  type RequestRecord,
+  type StakeRecord,
+  type TxOut,
+  Writer,
+  applyOpoiBlock,
+  decodeRecord,
+  encodeRecord,
+  hashFromHex,
+} from '@cs/consensus';
+import type { ChainDatabase, Table } from '../storage/database.ts';
+
+/** Tables in the order of their ids in undo records (and in the state digest). */
+const TABLE_NAMES = ['opoirequest', 'opoicommit', 'opoistake', 'opoicollateral', 'opoidue'] as const;
+type TableId = 0 | 1 | 2 | 3 | 4;
+const REQUEST: TableId = 0;
+const COMMIT: TableId = 1;
+const STAKE: TableId = 2;
+const COLLATERAL: TableId = 3;
+const DUE: TableId = 4;
+
+const hexKey = (hex: string) => Buffer.from(hex, 'hex');
+
+function dueKey(height: number, requestId: string): Buffer {
+  const key = Buffer.alloc(20);
+  key.writeUInt32BE(height, 0);
+  key.write(requestId, 4, 'hex');
+  return key;
+}
+
+function collateralKey(txid: Uint8Array, vout: number): Buffer {
+  const key = Buffer.alloc(36);
+  key.set(txid, 0);
+  key.writeUInt32BE(vout, 32);
+  return key;
+}
+
+function stakeCollateralKey(s: StakeRecord): Buffer {
+  return collateralKey(hashFromHex(s.collateralTxid), s.collateralVout);
+}
+
+/** The first four bytes of a txid as a number: a cheap first test before a collateral lookup. */
+const txidPrefix = (txid: Uint8Array) => (txid[0] | (txid[1] << 8) | (txid[2] << 16) | (txid[3] << 24)) >>> 0;
+
+interface Write {
+  readonly table: TableId;
+  readonly key: Buffer;
+  readonly value: Buffer | null;
+}
+
+/** A block's OPoI changes, ready to be written with the block. */
+export interface OpoiBlockChanges {
+  readonly events: readonly OpoiEvent[];
+  /** Puts the changes and their undo record; call inside the block's database transaction. */
+  write(blockHash: Uint8Array): void;
+}
+
+export class OpoiStore {
+  private readonly tables: readonly Table[];
+  /** Collateral coin key (latin1) → miner key, mirrored from the collateral table. */
+  private collateral = new Map<string, string>();
+  private prefixes = new Set<number>();
+
+  constructor(
+    private readonly db: ChainDatabase,
+    readonly params: OpoiParams,
+  ) {
+    this.tables = TABLE_NAMES.map((name) => db.tables[name]);
+    this.reload();
+  }
+
+  /** Rebuilds the in-memory collateral index from the table (start-up, after -reindex cleared it). */
+  reload(): void {
+    this.collateral = new Map();
+    this.prefixes = new Set();
+    for (const { key, value } of this.tables[COLLATERAL].getRange({})) this.indexCollateral(key, value.toString('hex'));
+  }
+
+  private indexCollateral(key: Buffer, miner: string | null): void {
+    const k = key.toString('latin1');
+    if (miner === null) {
+      this.collateral.delete(k);
+      return;
+    }
+    this.collateral.set(k, miner);
+    this.prefixes.add(txidPrefix(key));
+  }
+
+  raw(table: TableId, key: Buffer): Buffer | undefined {
+    return this.tables[table].get(key);
+  }
+
+  *rawRange(table: TableId, prefix: Buffer): Generator<{ key: Buffer; value: Buffer }> {
+    for (const { key, value } of this.tables[table].getRange({ start: prefix })) {
+      if (key.length < prefix.length || !key.subarray(0, prefix.length).equals(prefix)) return;
+      yield { key, value };
+    }
+  }
+
+  // ---- confirmed state ----
+
+  request(id: string): RequestRecord | undefined {
+    const raw = this.raw(REQUEST, hexKey(id));
+    return raw ? decodeRecord<RequestRecord>(raw) : undefined;
+  }
+
+  *requests(): Generator<RequestRecord> {
+    for (const { value } of this.tables[REQUEST].getRange({})) yield decodeRecord<RequestRecord>(value);
+  }
+
+  commitsOf(id: string): CommitRecord[] {
+    return [...this.rawRange(COMMIT, hexKey(id))].map(({ value }) => decodeRecord<CommitRecord>(value));
+  }
+
+  *commits(): Generator<CommitRecord> {
+    for (const { value } of this.tables[COMMIT].getRange({})) yield decodeRecord<CommitRecord>(value);
+  }
+
+  stake(miner: string): StakeRecord | undefined {
+    const raw = this.raw(STAKE, hexKey(miner));
+    return raw ? decodeRecord<StakeRecord>(raw) : undefined;
+  }
+
+  *stakes(): Generator<StakeRecord> {
+    for (const { value } of this.tables[STAKE].getRange({})) yield decodeRecord<StakeRecord>(value);
+  }
+
+  collateralOwner(txid: Uint8Array, vout: number): string | undefined {
+    if (!this.prefixes.has(txidPrefix(txid))) return undefined;
+    return this.collateral.get(collateralKey(txid, vout).toString('latin1'));
+  }
+
+  /** An overlay on the confirmed state for a block (or a mempool check) to change. */
+  overlay(): BlockOverlay {
+    return new BlockOverlay(this);
+  }
+
+  /** The OPoI rules over a block on the active tip; throws the rule's ValidationError. */
+  connectBlock(block: Block, spent: readonly (readonly TxOut[])[], height: number, blockHash: Uint8Array): OpoiBlockChanges {
+    const overlay = this.overlay();
+    const events = applyOpoiBlock(overlay, block, spent, height, blockHash, this.params);
+    return { events, write: (hash) => this.writeChanges(overlay.changes(), hash, events) };
+  }
+
+  private writeChanges(writes: readonly Write[], blockHash: Uint8Array, events: readonly OpoiEvent[]): void {
+    // Most blocks carry no OPoI step: they keep no undo record (disconnectBlock reads none as no change).
+    if (writes.length === 0 && events.length === 0) return;
+    const undo = new Writer(256).compactSize(writes.length);
+    for (const w of writes) {
+      const old = this.raw(w.table, w.key);
+      undo
+        .u8(w.table)
+        .varBytes(w.key)
+        .u8(old ? 1 : 0);
+      if (old) undo.varBytes(old);
+      this.apply(w);
+    }
+    undo.varBytes(Buffer.from(JSON.stringify(events)));
+    this.db.tables.opoiundo.put(Buffer.from(blockHash), Buffer.from(undo.finish()));
+  }
+
+  private apply(w: Write): void {
+    if (w.value === null) this.tables[w.table].remove(w.key);
+    else this.tables[w.table].put(w.key, w.value);
+    if (w.table === COLLATERAL) this.indexCollateral(w.key, w.value === null ? null : w.value.toString('hex'));
+  }
+
+  /**
+   * Restores what the block changed (inside the block's disconnect transaction) and returns the
+   * events its connection announced, for the reverse announcements. A block without an undo record
+   * changed nothing (blocks without OPoI steps, and blocks connected before csd knew OPoI).
+   */
+  disconnectBlock(blockHash: Uint8Array): OpoiEvent[] {
+    const raw = this.db.tables.opoiundo.get(Buffer.from(blockHash));
+    if (!raw) return [];
+    const r = new Reader(raw);
+    const entries: Write[] = [];
+    for (let n = r.compactSize(); n > 0; n--) {
+      const table = r.u8() as TableId;
+      const key = Buffer.from(r.varBytes());
+      entries.push({ table, key, value: r.u8() ? Buffer.from(r.varBytes()) : null });
+    }
+    const events = JSON.parse(Buffer.from(r.varBytes()).toString('utf8')) as OpoiEvent[];
+    // Newest change first, so a key written twice ends at its value before the block.
+    for (let i = entries.length - 1; i >= 0; i--) this.apply(entries[i]);
+    this.db.tables.opoiundo.remove(Buffer.from(blockHash));
+    return events;
+  }
+
+  /**
+   * SHA-256 over every record of the derived state in table and key order: two nodes (or one node
+   * before and after a reorg and back) hold the same OPoI state exactly when the digests agree.
+   */
+  digest(): string {
+    const h = createHash('sha256');
+    this.tables.forEach((table, id) => {
+      for (const { key, value } of table.getRange({})) {
+        const len = Buffer.alloc(9);
+        len[0] = id;
+        len.writeUInt32BE(key.length, 1);
+        len.writeUInt32BE(value.length, 5);
+        h.update(len).update(key).update(value);
+      }
+    });
+    return h.digest('hex');
+  }
+}
+
+/**
+ * Pending OPoI changes over the confirmed state, read through: the consensus rules' view of the
+ * state in the middle of a block. Nothing reaches the database until the store writes changes().
+ */
+export class BlockOverlay implements OpoiState {
+  /** table id + key (latin1) → the write. */
+  private readonly writes = new Map<string, Write>();
+
+  constructor(private readonly store: OpoiStore) {}
+
+  private get(table: TableId, key: Buffer): Buffer | undefined {
+    const w = this.writes.get(table + key.toString('latin1'));
+    if (w) return w.value ?? undefined;
+    return this.store.raw(table, key);
+  }
+
+  private set(table: TableId, key: Buffer, value: Buffer | null): void {
+    this.writes.set(table + key.toString('latin1'), { table, key, value });
+  }
+
+  /** The confirmed entries under a prefix, with this overlay's writes laid over them. */
+  private range(table: TableId, prefix: Buffer): Buffer[] {
+    const merged = new Map<string, Buffer | null>();
+    for (const { key, value } of this.store.rawRange(table, prefix)) merged.set(key.toString('latin1'), value);
+    for (const w of this.writes.values()) {
+      if (w.table === table && w.key.subarray(0, prefix.length).equals(prefix)) merged.set(w.key.toString('latin1'), w.value);
+    }
+    return [...merged.entries()]
+      .filter((e): e is [string, Buffer] => e[1] !== null)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([, v]) => v);
+  }
+
+  changes(): Write[] {
+    return [...this.writes.values()];
+  }
+
+  request(id: string): RequestRecord | undefined {
+    const raw = this.get(REQUEST, hexKey(id));
+    return raw ? decodeRecord<RequestRecord>(raw) : undefined;
+  }
+
+  putRequest(r: RequestRecord): void {
+    this.set(REQUEST, hexKey(r.id), encodeRecord(r));
+  }
+
+  commit(requestId: string, miner: string): CommitRecord | undefined {
+    const raw = this.get(COMMIT, hexKey(requestId + miner));
+    return raw ? decodeRecord<CommitRecord>(raw) : undefined;
+  }
+
+  commitsOf(requestId: string): CommitRecord[] {
+    return this.range(COMMIT, hexKey(requestId)).map((v) => decodeRecord<CommitRecord>(v));
+  }
+
+  putCommit(c: CommitRecord): void {
+    this.set(COMMIT, hexKey(c.requestId + c.miner), encodeRecord(c));
+  }
+
+  stake(miner: string): StakeRecord | undefined {
+    const raw = this.get(STAKE, hexKey(miner));
+    return raw ? decodeRecord<StakeRecord>(raw) : undefined;
+  }
+
+  putStake(s: StakeRecord): void {
+    this.set(STAKE, hexKey(s.miner), encodeRecord(s));
+    this.set(COLLATERAL, stakeCollateralKey(s), hexKey(s.miner));
+  }
+
+  deleteStake(miner: string): void {
+    const s = this.stake(miner);
+    if (!s) return;
+    this.set(STAKE, hexKey(miner), null);
+    this.set(COLLATERAL, stakeCollateralKey(s), null);
+  }
+
+  collateralOwner(txid: Uint8Array, vout: number): string | undefined {
+    if (this.writes.size > 0) {
+      const w = this.writes.get(COLLATERAL + collateralKey(txid, vout).toString('latin1'));
+      if (w) return w.value?.toString('hex');
+    }
+    return this.store.collateralOwner(txid, vout);
+  }
+
+  due(height: number): string[] {
+    const prefix = Buffer.alloc(4);
+    prefix.writeUInt32BE(height);
+    const keys: string[] = [];
+    const merged = new Map<string, boolean>();
+    for (const { key } of this.store.rawRange(DUE, prefix)) merged.set(key.subarray(4).toString('hex'), true);
+    for (const w of this.writes.values()) {
+      if (w.table === DUE && w.key.readUInt32BE(0) === height) merged.set(w.key.subarray(4).toString('hex'), w.value !== null);
+    }
+    for (const [id, present] of merged) if (present) keys.push(id);
+    return keys.sort();
+  }
+
+  addDue(height: number, requestId: string): void {
+    this.set(DUE, dueKey(height, requestId), Buffer.alloc(0));
+  }
+
+  removeDue(height: number, requestId: string): void {
+    this.set(DUE, dueKey(height, requestId), null);
+  }
+}

@@ -1,0 +1,346 @@
+// The OPoI lifecycle on real csd processes: a requester's wallet on node A, stakers' wallets on
+// nodes B and A. Without P2P the nodes follow one chain by relaying each other's mempool
+// transactions (sendrawtransaction) and blocks (submitblock), as peers would.
+import assert from 'node:assert/strict';
+import { createHash, randomUUID } from 'node:crypto';
+import { test } from 'node:test';
+import { Daemon, RpcCallError } from './daemon.ts';
+
+type Json = Record<string, unknown>;
+const ARGS = ['-fallbackfee=0.0002', '-rpcratelimit=0'];
+const sats = (coins: number) => Math.round(coins * 1e8);
+/** A coin amount rounded to the base unit, as RPC accepts it. */
+const coins = (x: number) => Math.round(x * 1e8) / 1e8;
+const sha256 = (text: string | Buffer) => createHash('sha256').update(text).digest('hex');
+
+// Regtest's OPoI parameters (packages/consensus/src/params/networks.ts).
+const COMMIT_WINDOW = 4;
+const REVEAL_WINDOW = 4;
+const REQUEST_EXPIRY = 40;
+const MIN_STAKE = 1;
+
+async function rpcError(p: Promise<unknown>, code: number, message?: RegExp): Promise<RpcCallError> {
+  try {
+    await p;
+  } catch (e) {
+    if (!(e instanceof RpcCallError)) throw e;
+    assert.equal(e.code, code, e.message);
+    if (message) assert.match(e.message, message);
+    return e;
+  }
+  throw new Error(`expected RPC error ${code}`);
+}
+
+/** The nodes of one chain, mined by A, with every block and mempool transaction relayed to all. */
+class Net {
+  /** state_digest after each height, as A saw it. */
+  readonly digests = new Map<number, string>();
+  constructor(
+    readonly nodes: Daemon[],
+    readonly payTo: string,
+  ) {}
+
+  get a(): Daemon {
+    return this.nodes[0];
+  }
+
+  async relayMempools(): Promise<void> {
+    for (const from of this.nodes) {
+      for (const txid of await from.call<string[]>('getrawmempool')) {
+        const hex = await from.call<string>('getrawtransaction', txid);
+        for (const to of this.nodes) if (to !== from) await to.call('sendrawtransaction', hex).catch(() => undefined);
+      }
+    }
+  }
+
+  async syncBlocks(): Promise<void> {
+    const tip = await this.a.call<number>('getblockcount');
+    for (const to of this.nodes.slice(1)) {
+      let fork = Math.min(tip, await to.call<number>('getblockcount'));
+      while (fork > 0 && (await this.a.call('getblockhash', fork)) !== (await to.call('getblockhash', fork))) fork--;
+      for (let h = fork + 1; h <= tip; h++) {
+        await to.call('submitblock', await this.a.call('getblock', await this.a.call('getblockhash', h), 0));
+      }
+      assert.equal(await to.call('getbestblockhash'), await this.a.call('getbestblockhash'));
+    }
+  }
+
+  /** Mines `n` blocks carrying everything the mempools hold, recording the OPoI digest after each. */
+  async mine(n = 1): Promise<number> {
+    await this.relayMempools();
+    for (let i = 0; i < n; i++) {
+      await this.a.call('generatetoaddress', 1, this.payTo);
+      const stats = await this.a.call<Json>('getopoistats');
+      this.digests.set(stats.height as number, stats.state_digest as string);
+    }
+    await this.syncBlocks();
+    return this.a.call<number>('getblockcount');
+  }
+
+  async mineTo(height: number): Promise<void> {
+    const now = await this.a.call<number>('getblockcount');
+    if (height > now) await this.mine(height - now);
+  }
+}
+
+/** The sum of the unspent outputs paying `address` in `node`'s wallet, in base units. */
+async function held(node: Daemon, address: string): Promise<number> {
+  const coins = await node.call<Json[]>('listunspent', 0, 9999999, [address]);
+  return coins.reduce((s, c) => s + sats(c.amount as number), 0);
+}
+
+/** The fee a wallet transaction paid, in base units (positive). */
+async function feeOf(node: Daemon, txid: string): Promise<number> {
+  const tx = await node.call<Json>('gettransaction', txid);
+  return -sats(tx.fee as number);
+}
+
+test('OPoI lifecycle on real nodes: stake, request, competing commits, reveal, resolution, content, payout, expiry, reorgs, restarts', async () => {
+  const a = new Daemon({ args: ARGS });
+  const b = new Daemon({ args: ARGS });
+  // The requester's wallet spends nothing else, so its coins can be counted exactly.
+  const c = new Daemon({ args: ARGS });
+  try {
+    await Promise.all([a.start(), b.start(), c.start()]);
+    const miner = await a.call<string>('getnewaddress');
+    const net = new Net([a, b, c], miner);
+    await a.call('generatetoaddress', 110, miner);
+    await net.syncBlocks();
+
+    // Exact starting amounts for the requester (C), staker 1 (B) and staker 2 (A).
+    const requester = await c.call<string>('getnewaddress');
+    const staker1 = await b.call<string>('getnewaddress');
+    const staker2 = await a.call<string>('getnewaddress');
+    await a.call('sendtoaddress', requester, 1);
+    await a.call('sendtoaddress', staker1, 10);
+    await a.call('sendtoaddress', staker2, 5);
+    await net.mine();
+
+    // ---- stakes ----
+    const coinOf = async (node: Daemon, address: string) => (await node.call<Json[]>('listunspent', 1, 9999999, [address]))[0];
+    const c1 = await coinOf(b, staker1);
+    await rpcError(b.call('stakeopoi', staker1, c1.txid, 7), -8, /collateral/);
+    await rpcError(b.call('stakeopoi', requester, c1.txid, c1.vout), -5, /not an address of this wallet/);
+    const stake1 = await b.call<Json>('stakeopoi', staker1, c1.txid, c1.vout, 'tiny', 'stratum+tcp://127.0.0.1:3532');
+    const c2 = await coinOf(a, staker2);
+    const stake2 = await a.call<Json>('stakeopoi', staker2, c2.txid, c2.vout);
+    const stakeHeight = await net.mine();
+    assert.equal((await b.call<Json>('getopoistake', staker1)).status, 'ACTIVE');
+    assert.equal((await a.call<Json[]>('listopoistakes', 'ACTIVE')).length, 2);
+    // The collateral is listed, marked and not spendable; the change is.
+    const listed = await b.call<Json[]>('listunspent', 0, 9999999, [staker1]);
+    const collateral = listed.find((c) => c.txid === stake1.txid && c.vout === 0)!;
+    assert.equal(collateral.opoi_collateral, true);
+    assert.equal(collateral.spendable, false);
+    assert.equal(sats(collateral.amount as number), sats(MIN_STAKE));
+
+    // Spending locked collateral: refused by the mempool and in a block.
+    const spendCollateral = async (node: Daemon, txid: string, to: string) => {
+      const raw = await node.call<string>('createrawtransaction', [{ txid, vout: 0 }], [{ [to]: MIN_STAKE - 0.001 }]);
+      return (await node.call<Json>('signrawtransactionwithwallet', raw)).hex as string;
+    };
+    const collateralSpend = await spendCollateral(b, stake1.txid as string, staker1);
+    await rpcError(b.call('sendrawtransaction', collateralSpend), -26, /bad-opoi-collateral-locked/);
+    await rpcError(a.call('generateblock', miner, [collateralSpend]), -25, /TestBlockValidity failed: bad-opoi-collateral-locked/);
+
+    // ---- the request ----
+    const prompt = 'What is the capital of France?';
+    const id = randomUUID();
+    await rpcError(c.call('submitopoirequest', 'not-a-uuid', 'tiny', sha256(prompt), 100, 0.01, requester), -8, /request_id must be a UUID/);
+    await rpcError(c.call('submitopoirequest', id, 'tiny', sha256(prompt).toUpperCase(), 100, 0.01, requester), -8, /prompt_hash/);
+    await rpcError(c.call('submitopoirequest', id, 'tiny', sha256(prompt), 100, 0.001, requester), -8, /payment must exceed 0.001/);
+    await rpcError(c.call('submitopoirequest', id, 'tiny', sha256(prompt), 100, 0.01, 'nonsense'), -5);
+    await rpcError(c.call('submitopoirequest', id, 'tiny', sha256(prompt), 100, 50, requester), -6);
+    await rpcError(a.call('submitopoirequest', id, 'tiny', sha256(prompt), 100, 0.01, requester), -5, /not an address of this wallet/);
+    await rpcError(a.call('getmodelmanifest', 'tiny'), -5, /plain model name/);
+    const requesterBefore = await held(c, requester);
+    const request = await c.call<Json>('submitopoirequest', id, 'tiny', sha256(prompt), 100, 0.01, requester, 0.0001);
+    assert.equal(request.request_id, id);
+    assert.equal(request.escrow_amount, 0.02);
+    // While unconfirmed the request is unknown on-chain, and the id cannot be taken twice.
+    await rpcError(c.call('getopoirequest', id), -5, /not found on-chain/);
+    await rpcError(c.call('submitopoirequest', id, 'tiny', sha256(prompt), 100, 0.01, requester), -26, /opoi-mempool-conflict/);
+    const requestHeight = await net.mine();
+    await rpcError(c.call('submitopoirequest', id, 'tiny', sha256(prompt), 100, 0.01, requester), -8, /already exists/);
+    let r = await b.call<Json>('getopoirequest', id);
+    assert.equal(r.status, 'PENDING');
+    assert.equal(r.block_height, requestHeight);
+    assert.equal(r.requester, requester);
+    assert.equal(r.expires_at_height, requestHeight + REQUEST_EXPIRY);
+    const requestFee = await feeOf(c, request.txid as string);
+    assert.equal(await held(c, requester), requesterBefore - sats(0.02) - requestFee);
+
+    // ---- commits: two stakers compete ----
+    const answer1 = Buffer.from('Paris.');
+    const answer2 = Buffer.from('The capital of France is Paris.');
+    await rpcError(b.call('submitopoiresponsecommit', id, sha256(answer1), staker1), -8, /token_count is required/);
+    await rpcError(b.call('submitopoiresponsecommit', id, sha256(answer1), staker1, null, 101), -8, /token_count/);
+    const commit1 = await b.call<Json>('submitopoiresponsecommit', id, sha256(answer1), staker1, null, 2);
+    const commit2 = await a.call<Json>('submitopoiresponsecommit', id, sha256(answer2), staker2, null, 7);
+    const commitHeight = await net.mine();
+    const close = commitHeight + COMMIT_WINDOW - 1;
+    assert.equal(commit1.commit_window_closes_at_height, close);
+    r = await a.call<Json>('getopoirequest', id);
+    assert.equal(r.response_commits, 2);
+    assert.equal(r.commit_window_closes_at_height, close);
+    assert.equal(r.reveal_deadline_height, close + REVEAL_WINDOW);
+    await rpcError(b.call('submitopoiresponsecommit', id, sha256(answer1), staker1, null, 2), -26, /bad-opoi-commit-duplicate/);
+
+    // A reveal inside the commit window is refused; so is one that does not match its commit.
+    const reveal = (node: Daemon, addr: string, c: Json, answer: Buffer, tokens: number) =>
+      node.call<Json>('submitopoiresponse', id, sha256(answer), addr, c.commitment, tokens, c.nonce_hex);
+    await rpcError(reveal(b, staker1, commit1, answer1, 2), -26, /bad-opoi-reveal-early/);
+    await rpcError(reveal(b, staker1, commit1, answer1, 3), -8, /does not match/);
+    await net.mineTo(close);
+    // A third staker that stakes now cannot commit after the window.
+    const staker3 = await b.call<string>('getnewaddress');
+    await a.call('sendtoaddress', staker3, 3);
+    await net.mine();
+    const c3 = await coinOf(b, staker3);
+    await b.call('stakeopoi', staker3, c3.txid, c3.vout);
+    await net.mine();
+    await rpcError(b.call('submitopoiresponsecommit', id, sha256(answer1), staker3, null, 2), -26, /bad-opoi-commit-window/);
+
+    // ---- reveals, then resolution ----
+    const reveal1 = await reveal(b, staker1, commit1, answer1, 2);
+    const reveal2 = await reveal(a, staker2, commit2, answer2, 7);
+    await net.mine();
+    await rpcError(a.call('claimopoipayout', id), -8, /still PENDING/);
+    await net.mineTo(close + REVEAL_WINDOW);
+    r = await a.call<Json>('getopoirequest', id);
+    assert.equal(r.status, 'FULFILLED');
+    assert.equal(r.response_reveals, 2);
+    assert.ok(r.winner === staker1 || r.winner === staker2, `winner ${r.winner}`);
+    const [winner, winnerNode, loser, winnerAnswer, tokens] =
+      r.winner === staker1 ? [staker1, b, staker2, answer1, 2] : [staker2, a, staker1, answer2, 7];
+    assert.equal(r.winner_token_count, tokens);
+    assert.equal(r.payout_status, 'claimable');
+    assert.equal((r.commits as Json[]).filter((c) => c.winner).length, 1);
+
+    // ---- publish ----
+    await rpcError(b.call('submitopoicontent', id, 'RESPONSE', Buffer.from('Lyon.').toString('hex')), -8, /matches no revealed response/);
+    await rpcError(b.call('getopoicontent', id, 'RESPONSE'), -5);
+    const published = await b.call<Json>('submitopoicontent', id, 'RESPONSE', winnerAnswer.toString('hex'));
+    assert.equal(published.response_hash, sha256(winnerAnswer));
+    const content = await b.call<Json>('getopoicontent', id, 'RESPONSE');
+    assert.equal(Buffer.from(content.content_hex as string, 'hex').toString(), winnerAnswer.toString());
+    assert.equal(content.final, true);
+
+    // ---- payout: forged ones refused, the real one exactly once ----
+    const escrowIn = [{ txid: request.txid, vout: 0 }];
+    const forge = async (outputs: Json[]) => {
+      const raw = await a.call<string>('createrawtransaction', escrowIn, outputs);
+      return (await a.call<Json>('signrawtransactionwithwallet', raw)).hex as string;
+    };
+    const pay = coins(0.01 + tokens * 0.0001);
+    const refund = coins(0.02 - pay);
+    await rpcError(
+      a.call('sendrawtransaction', await forge([{ [winner]: coins(pay + 0.0001) }, { [requester]: coins(refund - 0.0002) }])),
+      -26,
+      /bad-opoi-payout-outputs/,
+    );
+    await rpcError(
+      a.call('sendrawtransaction', await forge([{ [loser]: pay }, { [requester]: coins(refund - 0.0001) }])),
+      -26,
+      /bad-opoi-payout-outputs/,
+    );
+    const winnerBefore = await held(winnerNode, winner);
+    const claim = await a.call<Json>('claimopoipayout', id);
+    assert.equal(claim.existing, false);
+    assert.equal(claim.kind, 'winner');
+    // Once the payout reached B's mempool (a peer would relay it), B's claim finds it instead of paying again.
+    await net.relayMempools();
+    assert.deepEqual(await b.call<Json>('claimopoipayout', id).then((c) => [c.txid, c.existing]), [claim.txid, true]);
+    assert.equal((await a.call<Json>('getopoirequest', id)).payout_status, 'pending');
+    const payoutHeight = await net.mine();
+    r = await a.call<Json>('getopoirequest', id);
+    assert.equal(r.payout_status, 'confirmed');
+    assert.equal(r.payout_height, payoutHeight);
+    assert.equal((await a.call<Json>('claimopoipayout', id)).txid, claim.txid);
+    // Balances to the base unit: the winner got payment + tokens × fee, the requester the rest.
+    assert.equal(await held(winnerNode, winner), winnerBefore + sats(pay));
+    assert.equal(await held(c, requester), requesterBefore - sats(0.02) - requestFee + sats(refund));
+    const loserNode = loser === staker1 ? b : a;
+    const loserCommitFees =
+      (await feeOf(loserNode, (loser === staker1 ? commit1 : commit2).txid as string)) +
+      (await feeOf(loserNode, (loser === staker1 ? reveal1 : reveal2).txid as string));
+    const loserStakeFee = await feeOf(loserNode, (loser === staker1 ? stake1 : stake2).txid as string);
+    assert.equal(await held(loserNode, loser), sats(loser === staker1 ? 10 : 5) - loserStakeFee - loserCommitFees, 'the loser is paid nothing');
+
+    // ---- expiry refund ----
+    const lonely = randomUUID();
+    const before = await held(c, requester);
+    const req2 = await c.call<Json>('submitopoirequest', lonely, 'tiny', sha256('nobody answers'), 10, 0.005, requester);
+    const lonelyHeight = await net.mine();
+    await net.mineTo(lonelyHeight + REQUEST_EXPIRY);
+    assert.equal((await a.call<Json>('getopoirequest', lonely)).status, 'EXPIRED');
+    const refundClaim = await a.call<Json>('claimopoipayout', lonely);
+    assert.equal(refundClaim.kind, 'refund');
+    await net.mine();
+    // The claim's fee came from A's coins; the requester lost only the request's fee.
+    assert.equal(await held(c, requester), before - (await feeOf(c, req2.txid as string)));
+
+    // ---- unstake: suspended stakes, cooldown, then the collateral is free ----
+    const statsBefore = await a.call<Json>('getopoistats');
+    assert.equal((statsBefore.requests as Json).fulfilled, 1);
+    await b.call('unstakeopoi', staker1);
+    const unstakeHeight = await net.mine();
+    await rpcError(b.call('sendrawtransaction', collateralSpend), -26, /bad-opoi-collateral-locked/);
+    await net.mineTo(unstakeHeight + 10 - 1);
+    const freed = await b.call<string>('sendrawtransaction', collateralSpend);
+    await net.mine();
+    await rpcError(b.call('getopoistake', staker1), -5, /no stake/);
+    assert.match(freed, /^[0-9a-f]{64}$/);
+    // staker2 let its stake lapse past the renewal period: SUSPENDED, cannot commit.
+    const renewBy = (await a.call<Json>('getopoistake', staker2)).renew_by_height as number;
+    assert.equal(renewBy, stakeHeight + 100);
+    await net.mineTo(renewBy);
+    assert.equal((await a.call<Json>('getopoistake', staker2)).status, 'SUSPENDED');
+    const late = randomUUID();
+    await c.call('submitopoirequest', late, 'tiny', sha256('late'), 10, 0.005, requester);
+    await net.mine();
+    await rpcError(a.call('submitopoiresponsecommit', late, sha256('x'), staker2, null, 1), -8, /SUSPENDED/);
+    await a.call('renewopoistake', staker2);
+    await net.mine();
+    assert.equal((await a.call<Json>('getopoistake', staker2)).status, 'ACTIVE');
+    await net.mine();
+
+    // ---- invalidateblock across every stage, and back ----
+    const final = (await a.call<Json>('getopoistats')).state_digest;
+    const tip = await a.call<number>('getblockcount');
+    assert.equal(net.digests.get(tip), final);
+    for (const h of [
+      stakeHeight,
+      requestHeight,
+      commitHeight,
+      close + 1,
+      close + REVEAL_WINDOW,
+      payoutHeight,
+      lonelyHeight + REQUEST_EXPIRY,
+      unstakeHeight,
+    ]) {
+      const hash = await a.call<string>('getblockhash', h);
+      await a.call('invalidateblock', hash);
+      assert.equal((await a.call<Json>('getopoistats')).state_digest, net.digests.get(h - 1), `state after invalidating height ${h}`);
+      await a.call('reconsiderblock', hash);
+      assert.equal((await a.call<Json>('getopoistats')).state_digest, final, `state after reconsidering height ${h}`);
+    }
+
+    // ---- restart, kill -9 and -reindex rebuild the same state ----
+    await a.call('stop');
+    await a.exited();
+    await a.start();
+    assert.equal((await a.call<Json>('getopoistats')).state_digest, final);
+    await a.kill('SIGKILL');
+    await a.start();
+    assert.equal((await a.call<Json>('getopoistats')).state_digest, final);
+    await a.call('stop');
+    await a.exited();
+    await a.start(['-reindex']);
+    for (let i = 0; i < 200 && (await a.call<number>('getblockcount').catch(() => -1)) < tip; i++) await new Promise((res) => setTimeout(res, 100));
+    assert.equal((await a.call<Json>('getopoistats')).state_digest, final);
+    assert.equal((await b.call<Json>('getopoistats')).state_digest, final, 'the other node holds the same state');
+  } finally {
+    await Promise.all([a, b, c].map((d) => d.kill().catch(() => undefined)));
+  }
+});
