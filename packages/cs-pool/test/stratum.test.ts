@@ -151,6 +151,20 @@ test('extranonce subscription: true, then set_extranonce with a new NONCE_1 that
   assert.equal((await c.submit(s.params)).result, true);
 });
 
+test('suggest_target: a harder target is granted with set_target and the job again; one easier than the port is error 20', async () => {
+  // The rental port starts at difficulty 0.5 on regtest: targets up to 2 x powLimit.
+  const c = await client('rental');
+  await c.subscribe();
+  await c.authorize(`${address}.suggest`);
+  const before = c.notifications.length;
+  const harder = (REGTEST.powLimit / 2n).toString(16).padStart(64, '0');
+  assert.equal((await c.request('mining.suggest_target', [harder])).result, true);
+  await c.waitFor(() => c.notifications.slice(before).some((n) => n.method === 'mining.notify'), 'the job after set_target');
+  assert.equal(c.target, REGTEST.powLimit / 2n);
+  assert.equal((await c.request('mining.suggest_target', ['f'.repeat(64)])).error?.[0], 20);
+  assert.equal((await c.request('mining.suggest_target', ['xyz'])).error?.[0], 20);
+});
+
 test('session resume: a reconnecting miner offering its session id gets its NONCE_1 back', async () => {
   const a = await client();
   await a.subscribe();
@@ -198,4 +212,14 @@ test('a line over 10 KB or malformed JSON: cut off and the IP banned; establishe
   assert.ok(next.closed);
   const s = miner.solve(REGTEST.equihash, false, `${address}.steady`);
   assert.equal((await miner.submit(s.params)).result, true);
+});
+
+test('shutdown: every miner gets client.reconnect before the pool closes', async () => {
+  const alive = clients.filter((c) => !c.closed);
+  assert.ok(alive.length > 0);
+  assert.equal(await pool.stop('SIGTERM'), 0);
+  for (const c of alive) {
+    await c.waitFor(() => c.closed, 'the close');
+    assert.ok(c.notifications.some((n) => n.method === 'client.reconnect'));
+  }
 });

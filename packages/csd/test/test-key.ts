@@ -33,11 +33,16 @@ export class TestKey {
   /** Signs every input (each spending a P2WPKH output of this key worth amounts[i]) of a raw transaction. */
   signP2wpkh(hex: string, amounts: readonly bigint[]): string {
     const tx = Transaction.decode(fromHex(hex));
-    const inputs = tx.inputs.map((input, i) => {
-      const msg = witnessV0SignatureHash(p2pkhScript(hash160(this.pub)), tx, i, SIGHASH_ALL, amounts[i]);
-      const der = signatureToDER(ecdsaSign(msg, this.secret).signature);
-      return { ...input, witness: [concatBytes(der, Uint8Array.of(SIGHASH_ALL)), this.pub] };
-    });
-    return toHex(new Transaction({ ...tx, inputs }).encode());
+    return toHex(amounts.reduce((signed, amount, i) => this.signInput(signed, i, amount), tx).encode());
+  }
+
+  /** Signs input `index` of `tx` (spending a P2WPKH output of this key worth `amount`); other inputs stay as they are. */
+  signInput(tx: Transaction, index: number, amount: bigint): Transaction {
+    const msg = witnessV0SignatureHash(p2pkhScript(hash160(this.pub)), tx, index, SIGHASH_ALL, amount);
+    const der = signatureToDER(ecdsaSign(msg, this.secret).signature);
+    const inputs = tx.inputs.map((input, i) =>
+      i === index ? { ...input, witness: [concatBytes(der, Uint8Array.of(SIGHASH_ALL)), this.pub] } : input,
+    );
+    return new Transaction({ ...tx, inputs });
   }
 }

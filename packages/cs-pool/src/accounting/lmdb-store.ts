@@ -15,24 +15,7 @@ import {
   type PaymentRecord,
   type StoredShare,
 } from './store.ts';
-
-type Json = Record<string, unknown>;
-
-/** Bigint fields go to disk as {"$big": "<decimal>"}: JSON has no integers beyond 2^53. */
-export function encodeRecord(value: object): Json {
-  const out: Json = {};
-  for (const [k, v] of Object.entries(value)) out[k] = typeof v === 'bigint' ? { $big: v.toString() } : v;
-  return out;
-}
-
-export function decodeRecord<T>(value: Json): T {
-  const out: Json = {};
-  for (const [k, v] of Object.entries(value)) {
-    const big = typeof v === 'object' && v !== null && '$big' in v ? (v as { $big: string }).$big : null;
-    out[k] = big === null ? v : BigInt(big);
-  }
-  return out as T;
-}
+import { decodeRecord, encodeRecord, type Json } from './records.ts';
 
 const PAGE = 1000;
 

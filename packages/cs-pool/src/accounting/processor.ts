@@ -59,6 +59,7 @@ function creditEntries(block: BlockRecord): [string, bigint][] {
 
 export class PayoutProcessor {
   private lastPayout = 0;
+  private active = false;
 
   constructor(
     private readonly store: AccountingStore,
@@ -68,7 +69,13 @@ export class PayoutProcessor {
   ) {}
 
   async tick(now = Date.now()): Promise<void> {
-    if (!(await this.store.acquirePayoutLock())) return;
+    const locked = await this.store.acquirePayoutLock();
+    if (locked !== this.active) {
+      this.active = locked;
+      if (locked) this.log.info('payout processor active: this instance holds the payout lock');
+      else this.log.warn('payout lock lost: another instance processes payouts');
+    }
+    if (!locked) return;
     await this.creditNewBlocks();
     await this.classifyBlocks();
     await this.reconcilePayments();

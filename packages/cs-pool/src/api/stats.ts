@@ -23,6 +23,8 @@ export class PoolStats {
   readonly totals = { valid: 0, invalid: 0, stale: 0, duplicate: 0, low: 0 };
   blocksFound = 0;
   blocksRejected = 0;
+  /** The last new block's time from csd's hashblock to the job written to every miner's socket. */
+  hashblockToJobsMs = 0;
 
   constructor(
     readonly windowMs: number,

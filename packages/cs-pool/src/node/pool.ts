@@ -12,6 +12,7 @@ import { RpcClient, RpcError, RpcTransportError } from '@cs/rpc-client';
 import { UINT256_MAX, solutionsPerDifficulty } from '@cs/stratum';
 import type { Logger } from 'pino';
 import { LmdbStore } from '../accounting/lmdb-store.ts';
+import { PgStore } from '../accounting/pg-store.ts';
 import { PayoutProcessor } from '../accounting/processor.ts';
 import type { PayoutScheme } from '../accounting/schemes.ts';
 import type { AccountingStore } from '../accounting/store.ts';
@@ -57,8 +58,10 @@ export class Pool {
     await waitForNode(rpc, log);
 
     const db = o.str('db');
-    if (db !== 'lmdb') throw new ConfigError(`-db=${db}: only the LMDB store is available in this release (docs/pool.md, "PostgreSQL")`);
-    const store: AccountingStore = new LmdbStore(join(datadir, 'db'));
+    let store: AccountingStore;
+    if (db === 'lmdb') store = new LmdbStore(join(datadir, 'db'));
+    else if (/^postgres(ql)?:\/\//.test(db)) store = await PgStore.open(db);
+    else throw new ConfigError('-db must be lmdb or a postgres:// URL');
 
     const scheme = o.str('scheme');
     if (scheme !== 'pplns' && scheme !== 'prop' && scheme !== 'solo') throw new ConfigError(`-scheme must be pplns, prop or solo (got '${scheme}')`);

@@ -48,7 +48,7 @@ export class JobManager extends EventEmitter<JobEvents> {
   private refreshAgain = false;
   private timer: NodeJS.Timeout | null = null;
   private zmq: { close(): void } | null = null;
-  /** When the last hashblock arrived (for the latency metric). */
+  /** When the last hashblock arrived (performance.now()), until its job has gone out; 0 otherwise. */
   lastHashBlockAt = 0;
 
   constructor(private readonly o: JobManagerOptions) {
@@ -105,7 +105,11 @@ export class JobManager extends EventEmitter<JobEvents> {
 
   private accept(t: BlockTemplate): void {
     const old = this.template;
-    if (old && old.previousblockhash === t.previousblockhash && old.longpollid === t.longpollid) return;
+    if (old && old.previousblockhash === t.previousblockhash && old.longpollid === t.longpollid) {
+      // The long poll announced this block before hashblock did: nothing is measured for it.
+      this.lastHashBlockAt = 0;
+      return;
+    }
     const clean = !old || old.previousblockhash !== t.previousblockhash;
     this.template = t;
     if (clean) this.jobs.clear();

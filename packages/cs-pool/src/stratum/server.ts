@@ -350,6 +350,11 @@ export class StratumServer {
 
   private broadcastJob(clean: boolean): void {
     for (const c of this.connections) this.sendJob(c, clean);
+    // How long the pool itself took from csd's hashblock to the last job written to a socket.
+    if (clean && this.jobs.lastHashBlockAt > 0) {
+      this.stats.hashblockToJobsMs = performance.now() - this.jobs.lastHashBlockAt;
+      this.jobs.lastHashBlockAt = 0;
+    }
   }
 
   private async submit(c: Connection, id: StratumId, params: readonly unknown[]): Promise<void> {

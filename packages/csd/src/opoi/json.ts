@@ -27,9 +27,19 @@ import type { NodeContext } from '../node/context.ts';
 import type { JsonObject } from '../rpc/json.ts';
 import type { PublishedContent } from './content.ts';
 
+/** Addresses by actor key: encoding bech32 dominates a request's JSON otherwise. */
+const addresses = new Map<string, string>();
+
 /** The address of an actor key (42 hex digits). */
 export function actorAddress(key: string, params: ChainParams): string {
-  return scriptToAddress(Buffer.from(actorKeyScript(key), 'hex'), params.address) ?? key;
+  const id = params.name + key;
+  let address = addresses.get(id);
+  if (address === undefined) {
+    address = scriptToAddress(Buffer.from(actorKeyScript(key), 'hex'), params.address) ?? key;
+    if (addresses.size >= 4096) addresses.clear();
+    addresses.set(id, address);
+  }
+  return address;
 }
 
 export const uuidOf = (id: string) => requestIdToUuid(Buffer.from(id, 'hex'));

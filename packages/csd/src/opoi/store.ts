@@ -60,7 +60,11 @@ interface Write {
   readonly table: TableId;
   readonly key: Buffer;
   readonly value: Buffer | null;
+  /** The stored value before the block, when the overlay already read it (saves a read for the undo record). */
+  readonly before?: Buffer | null;
 }
+
+type AnyRecord = RequestRecord | CommitRecord | StakeRecord;
 
 /** A block's OPoI changes, ready to be written with the block. */
 export interface OpoiBlockChanges {
@@ -74,6 +78,12 @@ export class OpoiStore {
   /** Collateral coin key (latin1) → miner key, mirrored from the collateral table. */
   private collateral = new Map<string, string>();
   private prefixes = new Set<number>();
+  /**
+   * Decoded requests and commit lists by request id, as stored: RPC and REST read the same few
+   * requests over and over. An entry goes as soon as a write touches its records.
+   */
+  private readonly requestCache = new Map<string, RequestRecord | null>();
+  private readonly commitsCache = new Map<string, CommitRecord[]>();
 
   constructor(
     private readonly db: ChainDatabase,
@@ -85,6 +95,8 @@ export class OpoiStore {
 
   /** Rebuilds the in-memory collateral index from the table (start-up, after -reindex cleared it). */
   reload(): void {
+    this.requestCache.clear();
+    this.commitsCache.clear();
     this.collateral = new Map();
     this.prefixes = new Set();
     for (const { key, value } of this.tables[COLLATERAL].getRange({})) this.indexCollateral(key, value.toString('hex'));
@@ -114,16 +126,33 @@ export class OpoiStore {
   // ---- confirmed state ----
 
   request(id: string): RequestRecord | undefined {
-    const raw = this.raw(REQUEST, hexKey(id));
-    return raw ? decodeRecord<RequestRecord>(raw) : undefined;
+    let r = this.requestCache.get(id);
+    if (r === undefined) {
+      const raw = this.raw(REQUEST, hexKey(id));
+      r = raw ? decodeRecord<RequestRecord>(raw) : null;
+      this.cacheEntry(this.requestCache, id, r);
+    }
+    return r ?? undefined;
+  }
+
+  /** Keeps the caches small: a node serves the requests of the moment, not all of history. */
+  private cacheEntry<V>(cache: Map<string, V>, id: string, value: V): void {
+    if (cache.size >= 4096) cache.clear();
+    cache.set(id, value);
   }
 
   *requests(): Generator<RequestRecord> {
     for (const { value } of this.tables[REQUEST].getRange({})) yield decodeRecord<RequestRecord>(value);
   }
 
-  commitsOf(id: string): CommitRecord[] {
-    return [...this.rawRange(COMMIT, hexKey(id))].map(({ value }) => decodeRecord<CommitRecord>(value));
+  /** Shared with later callers: not to be changed. */
+  commitsOf(id: string): readonly CommitRecord[] {
+    let list = this.commitsCache.get(id);
+    if (!list) {
+      list = [...this.rawRange(COMMIT, hexKey(id))].map(({ value }) => decodeRecord<CommitRecord>(value));
+      this.cacheEntry(this.commitsCache, id, list);
+    }
+    return list;
   }
 
   *commits(): Generator<CommitRecord> {
@@ -161,7 +190,7 @@ export class OpoiStore {
     if (writes.length === 0 && events.length === 0) return;
     const undo = new Writer(256).compactSize(writes.length);
     for (const w of writes) {
-      const old = this.raw(w.table, w.key);
+      const old = w.before !== undefined ? w.before : (this.raw(w.table, w.key) ?? null);
       undo
         .u8(w.table)
         .varBytes(w.key)
@@ -176,6 +205,8 @@ export class OpoiStore {
   private apply(w: Write): void {
     if (w.value === null) this.tables[w.table].remove(w.key);
     else this.tables[w.table].put(w.key, w.value);
+    if (w.table === REQUEST) this.requestCache.delete(w.key.toString('hex'));
+    if (w.table === COMMIT) this.commitsCache.delete(w.key.subarray(0, 16).toString('hex'));
     if (w.table === COLLATERAL) this.indexCollateral(w.key, w.value === null ? null : w.value.toString('hex'));
   }
 
@@ -222,70 +253,90 @@ export class OpoiStore {
 
 /**
  * Pending OPoI changes over the confirmed state, read through: the consensus rules' view of the
- * state in the middle of a block. Nothing reaches the database until the store writes changes().
+ * state in the middle of a block. Records are decoded once and encoded once, when the changes are
+ * written; nothing reaches the database until the store writes changes().
  */
 export class BlockOverlay implements OpoiState {
-  /** table id + key (latin1) → the write. */
-  private readonly writes = new Map<string, Write>();
+  /** table id + key (latin1) → the pending value: a record (request, commit, stake tables) or raw bytes; null deletes. */
+  private readonly writes = new Map<string, { table: TableId; key: Buffer; value: AnyRecord | Buffer | null }>();
+  /** table id + key (latin1) → what the store held, raw and decoded, for keys read so far. */
+  private readonly reads = new Map<string, { raw: Buffer | null; record: AnyRecord | null }>();
 
   constructor(private readonly store: OpoiStore) {}
 
-  private get(table: TableId, key: Buffer): Buffer | undefined {
-    const w = this.writes.get(table + key.toString('latin1'));
-    if (w) return w.value ?? undefined;
-    return this.store.raw(table, key);
+  private read(table: TableId, key: Buffer, id = table + key.toString('latin1')): { raw: Buffer | null; record: AnyRecord | null } {
+    let r = this.reads.get(id);
+    if (!r) {
+      const raw = this.store.raw(table, key) ?? null;
+      r = { raw, record: raw && table <= STAKE ? decodeRecord<AnyRecord>(raw) : null };
+      this.reads.set(id, r);
+    }
+    return r;
   }
 
-  private set(table: TableId, key: Buffer, value: Buffer | null): void {
+  private record<T extends AnyRecord>(table: TableId, key: Buffer): T | undefined {
+    const id = table + key.toString('latin1');
+    const w = this.writes.get(id);
+    if (w) return (w.value ?? undefined) as T | undefined;
+    return (this.read(table, key, id).record ?? undefined) as T | undefined;
+  }
+
+  private set(table: TableId, key: Buffer, value: AnyRecord | Buffer | null): void {
     this.writes.set(table + key.toString('latin1'), { table, key, value });
   }
 
-  /** The confirmed entries under a prefix, with this overlay's writes laid over them. */
-  private range(table: TableId, prefix: Buffer): Buffer[] {
-    const merged = new Map<string, Buffer | null>();
-    for (const { key, value } of this.store.rawRange(table, prefix)) merged.set(key.toString('latin1'), value);
-    for (const w of this.writes.values()) {
-      if (w.table === table && w.key.subarray(0, prefix.length).equals(prefix)) merged.set(w.key.toString('latin1'), w.value);
+  /** The records under a prefix (request, commit, stake tables), this overlay's writes laid over the store's. */
+  private range<T extends AnyRecord>(table: TableId, prefix: Buffer): T[] {
+    const merged = new Map<string, T | null>();
+    for (const { key, value } of this.store.rawRange(table, prefix)) {
+      const id = table + key.toString('latin1');
+      if (!this.reads.has(id)) this.reads.set(id, { raw: value, record: decodeRecord<AnyRecord>(value) });
+      merged.set(id, this.reads.get(id)!.record as T);
+    }
+    for (const [id, w] of this.writes) {
+      if (w.table === table && w.key.subarray(0, prefix.length).equals(prefix)) merged.set(id, w.value as T | null);
     }
     return [...merged.entries()]
-      .filter((e): e is [string, Buffer] => e[1] !== null)
+      .filter((e): e is [string, T] => e[1] !== null)
       .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
       .map(([, v]) => v);
   }
 
   changes(): Write[] {
-    return [...this.writes.values()];
+    return [...this.writes.entries()].map(([id, w]) => ({
+      table: w.table,
+      key: w.key,
+      value: w.value === null || Buffer.isBuffer(w.value) ? w.value : encodeRecord(w.value),
+      before: this.reads.get(id)?.raw,
+    }));
   }
 
   request(id: string): RequestRecord | undefined {
-    const raw = this.get(REQUEST, hexKey(id));
-    return raw ? decodeRecord<RequestRecord>(raw) : undefined;
+    return this.record<RequestRecord>(REQUEST, hexKey(id));
   }
 
   putRequest(r: RequestRecord): void {
-    this.set(REQUEST, hexKey(r.id), encodeRecord(r));
+    this.set(REQUEST, hexKey(r.id), r);
   }
 
   commit(requestId: string, miner: string): CommitRecord | undefined {
-    const raw = this.get(COMMIT, hexKey(requestId + miner));
-    return raw ? decodeRecord<CommitRecord>(raw) : undefined;
+    return this.record<CommitRecord>(COMMIT, hexKey(requestId + miner));
   }
 
   commitsOf(requestId: string): CommitRecord[] {
-    return this.range(COMMIT, hexKey(requestId)).map((v) => decodeRecord<CommitRecord>(v));
+    return this.range<CommitRecord>(COMMIT, hexKey(requestId));
   }
 
   putCommit(c: CommitRecord): void {
-    this.set(COMMIT, hexKey(c.requestId + c.miner), encodeRecord(c));
+    this.set(COMMIT, hexKey(c.requestId + c.miner), c);
   }
 
   stake(miner: string): StakeRecord | undefined {
-    const raw = this.get(STAKE, hexKey(miner));
-    return raw ? decodeRecord<StakeRecord>(raw) : undefined;
+    return this.record<StakeRecord>(STAKE, hexKey(miner));
   }
 
   putStake(s: StakeRecord): void {
-    this.set(STAKE, hexKey(s.miner), encodeRecord(s));
+    this.set(STAKE, hexKey(s.miner), s);
     this.set(COLLATERAL, stakeCollateralKey(s), hexKey(s.miner));
   }
 
@@ -299,7 +350,7 @@ export class BlockOverlay implements OpoiState {
   collateralOwner(txid: Uint8Array, vout: number): string | undefined {
     if (this.writes.size > 0) {
       const w = this.writes.get(COLLATERAL + collateralKey(txid, vout).toString('latin1'));
-      if (w) return w.value?.toString('hex');
+      if (w) return (w.value as Buffer | null)?.toString('hex');
     }
     return this.store.collateralOwner(txid, vout);
   }
@@ -307,14 +358,15 @@ export class BlockOverlay implements OpoiState {
   due(height: number): string[] {
     const prefix = Buffer.alloc(4);
     prefix.writeUInt32BE(height);
-    const keys: string[] = [];
     const merged = new Map<string, boolean>();
     for (const { key } of this.store.rawRange(DUE, prefix)) merged.set(key.subarray(4).toString('hex'), true);
     for (const w of this.writes.values()) {
       if (w.table === DUE && w.key.readUInt32BE(0) === height) merged.set(w.key.subarray(4).toString('hex'), w.value !== null);
     }
-    for (const [id, present] of merged) if (present) keys.push(id);
-    return keys.sort();
+    return [...merged]
+      .filter(([, present]) => present)
+      .map(([id]) => id)
+      .sort();
   }
 
   addDue(height: number, requestId: string): void {
