@@ -8,3 +8,4 @@ export * from './methods.ts';
 export * from './job.ts';
 export * from './share.ts';
 export * from './target.ts';
+export * from './opoi.ts';
