@@ -70,7 +70,13 @@ export class Bridge {
     follower?.start();
     engine.wake();
     log.info(
-      { chain: info.chain, node_height: info.height, stratum: `${config.listen.host}:${relay.port}`, api: `${config.apiListen.host}:${api.port}`, upstream: `${config.upstream.host}:${config.upstream.port}` },
+      {
+        chain: info.chain,
+        node_height: info.height,
+        stratum: `${config.listen.host}:${relay.port}`,
+        api: `${config.apiListen.host}:${api.port}`,
+        upstream: `${config.upstream.host}:${config.upstream.port}`,
+      },
       `cs-bridge started; node reachable at height ${info.height}`,
     );
     return new Bridge(engine, relay, api, follower, rpc, locks);

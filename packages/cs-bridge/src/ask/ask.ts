@@ -43,7 +43,8 @@ export async function runAsk(envFile: string, argv: string[], out: NodeJS.Writab
   const say = (text: string) => out.write(`${text}\n`);
   const env = mergedValues(envFile);
   const prompt = positionals.join(' ');
-  if (!flags.model || !flags['max-tokens'] || !flags.payment || prompt === '') throw new ConfigError('ask needs --model, --max-tokens, --payment and the prompt');
+  if (!flags.model || !flags['max-tokens'] || !flags.payment || prompt === '')
+    throw new ConfigError('ask needs --model, --max-tokens, --payment and the prompt');
   const maxTokens = Number(flags['max-tokens']);
   if (!Number.isSafeInteger(maxTokens) || maxTokens < 1) throw new ConfigError('--max-tokens must be a positive integer');
   const payment = amountFromValue(flags.payment);
@@ -61,7 +62,9 @@ export async function runAsk(envFile: string, argv: string[], out: NodeJS.Writab
   const onInterrupt = () => {
     if (requestId) {
       say(`\nInterrupted. Request ${requestId} stays on chain (its escrow is refunded if nobody answers).`);
-      say(`Resume with: cs-bridge ask --request-id ${requestId} --model ${flags.model} --max-tokens ${maxTokens} --payment ${flags.payment} ${JSON.stringify(prompt)}`);
+      say(
+        `Resume with: cs-bridge ask --request-id ${requestId} --model ${flags.model} --max-tokens ${maxTokens} --payment ${flags.payment} ${JSON.stringify(prompt)}`,
+      );
     } else say('\nInterrupted before any request was sent.');
     process.exit(130);
   };
@@ -103,7 +106,9 @@ export async function runAsk(envFile: string, argv: string[], out: NodeJS.Writab
     for (;;) {
       const chain = await rpc.call<AskRequest>('getopoirequest', [requestId]);
       requestTxid ??= chain.tx_hash;
-      const sub = await fetch(`${bridgeUrl}/svc/opoi/submissions/${requestId}`).then((r) => (r.ok ? (r.json() as Promise<{ stage: string; payout_txid: string | null }>) : null));
+      const sub = await fetch(`${bridgeUrl}/svc/opoi/submissions/${requestId}`).then((r) =>
+        r.ok ? (r.json() as Promise<{ stage: string; payout_txid: string | null }>) : null,
+      );
       const stage = `${chain.status}/${sub?.stage ?? 'unknown'}`;
       if (stage !== lastStage) {
         say(`  ${new Date().toISOString()} request ${chain.status}, bridge stage ${sub?.stage ?? 'unknown'}, commits ${chain.commits.length}`);
@@ -149,6 +154,7 @@ async function pickRequester(rpc: ReturnType<typeof rpcClientFor>, escrow: bigin
     byAddress.set(c.address, (byAddress.get(c.address) ?? 0n) + amountFromValue(c.amount));
   }
   const best = [...byAddress].sort((a, b) => (b[1] > a[1] ? 1 : b[1] < a[1] ? -1 : 0))[0];
-  if (!best || best[1] <= escrow) throw new ConfigError('no wallet address holds enough confirmed coins for the escrow; fund one, or pass --requester');
+  if (!best || best[1] <= escrow)
+    throw new ConfigError('no wallet address holds enough confirmed coins for the escrow; fund one, or pass --requester');
   return best[0];
 }

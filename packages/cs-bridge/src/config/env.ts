@@ -109,7 +109,8 @@ function hostPort(name: string, text: string): HostPort {
 
 function number(name: string, text: string, min: number, max: number): number {
   const n = Number(text);
-  if (text.trim() === '' || !Number.isFinite(n) || n < min || n > max) throw new ConfigError(`${name}: "${text}" must be a number from ${min} to ${max}`);
+  if (text.trim() === '' || !Number.isFinite(n) || n < min || n > max)
+    throw new ConfigError(`${name}: "${text}" must be a number from ${min} to ${max}`);
   return n;
 }
 
@@ -146,7 +147,8 @@ export function parseConfig(envFile: string, values: Record<string, string>): Br
     stakeUtxo = { txid: m[1].toLowerCase(), vout: Number(m[2]) };
   }
   const fee = opt('POOL_FEE_PERCENT');
-  if (!/^\d{1,3}(\.\d{1,2})?$/.test(fee) || Number(fee) > 100) throw new ConfigError(`POOL_FEE_PERCENT: "${fee}" must be 0 to 100 with two decimals at most`);
+  if (!/^\d{1,3}(\.\d{1,2})?$/.test(fee) || Number(fee) > 100)
+    throw new ConfigError(`POOL_FEE_PERCENT: "${fee}" must be 0 to 100 with two decimals at most`);
   let minPayout: bigint;
   try {
     minPayout = amountFromValue(opt('MIN_PAYOUT'));

@@ -47,7 +47,9 @@ async function run(envFile: string): Promise<void> {
     const stake = await readStake(rpc, config.opoiAddress).catch(() => null);
     if (stake?.kind === 'none' && !config.stakeUtxo) {
       if (!interactive) {
-        throw new ConfigError(`${config.opoiAddress} has no stake: run "cs-bridge setup" to pick the collateral, or set OPOI_STAKE_UTXO=<txid>:<vout>`);
+        throw new ConfigError(
+          `${config.opoiAddress} has no stake: run "cs-bridge setup" to pick the collateral, or set OPOI_STAKE_UTXO=<txid>:<vout>`,
+        );
       }
       if (!(await runWizard(envFile, { mode: 'stake' }))) return;
       config = parseConfig(envFile, mergedValues(envFile));

@@ -180,7 +180,14 @@ export class BridgeApi {
     }
     if (path === '/healthz') {
       const healthy = engine.stake === 'active' && engine.lastError === null;
-      const body = { status: healthy ? 'ok' : 'degraded', stake: engine.stake, node_height: engine.height, last_error: engine.lastError, miners: this.ctx.connections(), opoi_miners: engine.opoiMiners };
+      const body = {
+        status: healthy ? 'ok' : 'degraded',
+        stake: engine.stake,
+        node_height: engine.height,
+        last_error: engine.lastError,
+        miners: this.ctx.connections(),
+        opoi_miners: engine.opoiMiners,
+      };
       this.count(healthy ? 200 : 503);
       send(res, healthy ? 200 : 503, body);
       return;

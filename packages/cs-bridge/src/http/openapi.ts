@@ -75,7 +75,12 @@ export const OPENAPI = {
     '/svc/opoi/pending': {
       get: {
         summary: 'The in-flight queue',
-        responses: { 200: { description: 'requests not finished', content: { 'application/json': { schema: { type: 'array', items: { $ref: '#/components/schemas/Pending' } } } } } },
+        responses: {
+          200: {
+            description: 'requests not finished',
+            content: { 'application/json': { schema: { type: 'array', items: { $ref: '#/components/schemas/Pending' } } } },
+          },
+        },
       },
     },
     '/svc/opoi/submissions/{request_id}': {
@@ -89,7 +94,10 @@ export const OPENAPI = {
       },
     },
     '/healthz': {
-      get: { summary: 'ok when the node answers and the stake is ACTIVE', responses: { 200: { description: 'ok' }, 503: { description: 'degraded' } } },
+      get: {
+        summary: 'ok when the node answers and the stake is ACTIVE',
+        responses: { 200: { description: 'ok' }, 503: { description: 'degraded' } },
+      },
     },
     '/metrics': { get: { summary: 'Prometheus text format', responses: { 200: { description: 'metrics' } } } },
     '/openapi.json': { get: { summary: 'this document', responses: { 200: { description: 'OpenAPI 3.1' } } } },

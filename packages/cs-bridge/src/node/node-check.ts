@@ -25,8 +25,10 @@ export async function checkNode(rpc: RpcClient, rpcUrl: string, opoiAddress: str
   try {
     addr = await rpc.call('getaddressinfo', [opoiAddress]);
   } catch (e) {
-    if (e instanceof RpcError && e.code === -5) throw new NodeCheckError(`OPOI_ADDRESSES: ${opoiAddress} is not a valid address of the node's network (${info.chain})`);
-    if (e instanceof RpcError && e.code === -18) throw new NodeCheckError('the node has no wallet loaded: the OPoI address and its key must be in the node wallet');
+    if (e instanceof RpcError && e.code === -5)
+      throw new NodeCheckError(`OPOI_ADDRESSES: ${opoiAddress} is not a valid address of the node's network (${info.chain})`);
+    if (e instanceof RpcError && e.code === -18)
+      throw new NodeCheckError('the node has no wallet loaded: the OPoI address and its key must be in the node wallet');
     throw new NodeCheckError(describeNodeError(e, rpcUrl));
   }
   if (addr.ismine !== true || addr.iswatchonly === true) {
@@ -40,7 +42,8 @@ export async function checkNode(rpc: RpcClient, rpcUrl: string, opoiAddress: str
 /** One sentence for an RPC failure: unreachable, credentials, or what the node said. */
 export function describeNodeError(e: unknown, rpcUrl: string): string {
   if (e instanceof RpcTransportError) {
-    if (e.status === 401 || e.status === 403) return `the node at ${rpcUrl} refused CSD_RPC_USER/CSD_RPC_PASS (HTTP ${e.status}); check rpcuser and rpcpassword in its cs.conf`;
+    if (e.status === 401 || e.status === 403)
+      return `the node at ${rpcUrl} refused CSD_RPC_USER/CSD_RPC_PASS (HTTP ${e.status}); check rpcuser and rpcpassword in its cs.conf`;
     if (e.status !== null) return `the node at ${rpcUrl} answered HTTP ${e.status}: is CSD_RPC_URL the JSON-RPC port (server=1)?`;
     return `cannot reach the node at ${rpcUrl} (${e.message}); is csd running with server=1, and CSD_RPC_URL right?`;
   }

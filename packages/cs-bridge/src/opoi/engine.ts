@@ -9,7 +9,15 @@
  * store transaction: a kill -9 anywhere repeats at most an idempotent node call.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { StratumError, StratumErrorCode } from '@cs/stratum';
+import {
+  type OpoiAccepted,
+  StratumError,
+  StratumErrorCode,
+  opoiAssignParams,
+  opoiAssignmentFits,
+  parseOpoiSubmitError,
+  parseOpoiSubmitResult,
+} from '@cs/stratum';
 import { RpcError, type RpcClient } from '@cs/rpc-client';
 import { amountFromValue } from '@cs/csd/src/rpc/amount.ts';
 import type { Logger } from 'pino';
@@ -19,7 +27,6 @@ import type { RequestRecord, Stage, Submission, BridgeStore } from '../store/sto
 import { crashPoint } from './crash-point.ts';
 import { Payments } from './payments.ts';
 import { readStake, renewDue } from '../node/node-check.ts';
-
 
 interface ChainCommit {
   readonly miner: string;
@@ -56,10 +63,6 @@ export type StakeStatus = 'unknown' | 'active' | 'pending' | 'no-stake' | 'inact
 
 export function sha256Hex(data: Uint8Array | string): string {
   return createHash('sha256').update(data).digest('hex');
-}
-
-function isHex(s: string): boolean {
-  return s.length % 2 === 0 && /^[0-9a-f]*$/.test(s);
 }
 
 export class OpoiEngine implements OpoiHandler {
@@ -138,37 +141,31 @@ export class OpoiEngine implements OpoiHandler {
     throw new StratumError(StratumErrorCode.OTHER, `unknown method ${method}`);
   }
 
-  private assignedHere(conn: MinerConnection, params: readonly unknown[]): { record: RequestRecord; p: Record<string, unknown> } {
-    const p = params[0];
-    if (typeof p !== 'object' || p === null || Array.isArray(p)) throw new StratumError(StratumErrorCode.OTHER, 'params must be [{request_id, ...}]');
-    const o = p as Record<string, unknown>;
-    const record = typeof o.request_id === 'string' ? this.store.request(o.request_id.toLowerCase()) : undefined;
+  /** The request a result or failure names, if it is assigned to this connection and still open. */
+  private assignedHere(conn: MinerConnection, requestId: string): RequestRecord {
+    const record = this.store.request(requestId);
     if (!record) throw new StratumError(StratumErrorCode.OTHER, 'unknown request');
     if (record.submission) throw new StratumError(StratumErrorCode.OTHER, 'duplicate: a result for this request was accepted already');
-    if (record.stage !== 'assigned' || record.assigned?.conn !== conn.id) throw new StratumError(StratumErrorCode.NOT_SUBSCRIBED, 'request not assigned to this connection');
-    return { record, p: o };
+    if (record.stage !== 'assigned' || record.assigned?.conn !== conn.id)
+      throw new StratumError(StratumErrorCode.NOT_SUBSCRIBED, 'request not assigned to this connection');
+    return record;
   }
 
-  /** opoi.submit_result [{request_id, response_hash, response_hex, token_count}]. */
-  private async submitResult(conn: MinerConnection, params: readonly unknown[]): Promise<unknown> {
-    const { record, p } = this.assignedHere(conn, params);
-    const hex = typeof p.response_hex === 'string' ? p.response_hex.toLowerCase() : null;
-    if (hex === null || !isHex(hex) || hex.length === 0) throw new StratumError(StratumErrorCode.OTHER, 'response_hex must be non-empty hex');
-    if (hex.length > 2 * 256 * 1024) throw new StratumError(StratumErrorCode.OTHER, 'response larger than 256 KiB');
-    const hash = typeof p.response_hash === 'string' ? p.response_hash.toLowerCase() : '';
-    if (sha256Hex(Buffer.from(hex, 'hex')) !== hash) throw new StratumError(StratumErrorCode.OTHER, 'response_hash is not the SHA-256 of response_hex');
-    const tokens = p.token_count;
-    if (!Number.isSafeInteger(tokens) || (tokens as number) < 0 || (tokens as number) > record.maxTokens) {
+  private async submitResult(conn: MinerConnection, params: readonly unknown[]): Promise<OpoiAccepted> {
+    const result = parseOpoiSubmitResult(params);
+    const record = this.assignedHere(conn, result.requestId);
+    if (result.tokenCount > record.maxTokens) {
       throw new StratumError(StratumErrorCode.OTHER, `token_count must be an integer from 0 to max_tokens (${record.maxTokens})`);
     }
     const id = this.store.nextNumber('submission');
+    const assigned = record.assigned!;
     const submission: Submission = {
       id,
-      wallet: record.assigned!.wallet,
-      worker: record.assigned!.worker,
-      responseHash: hash,
-      responseHex: hex,
-      tokenCount: tokens as number,
+      wallet: assigned.wallet,
+      worker: assigned.worker,
+      responseHash: result.responseHash,
+      responseHex: Buffer.from(result.response).toString('hex'),
+      tokenCount: result.tokenCount,
       nonce: randomBytes(32).toString('hex'),
       receivedAt: Date.now(),
     };
@@ -178,11 +175,11 @@ export class OpoiEngine implements OpoiHandler {
     return { accepted: true, submission_id: id };
   }
 
-  /** opoi.submit_error [{request_id, message}]: the miner gives up; another one gets the request. */
-  private async submitError(conn: MinerConnection, params: readonly unknown[]): Promise<unknown> {
-    const { record, p } = this.assignedHere(conn, params);
-    const message = typeof p.message === 'string' ? p.message.slice(0, 200) : '';
-    this.log.warn({ request_id: record.requestId, conn: conn.id, message }, 'miner gave up on a request');
+  /** The miner gives up (opoi.submit_error): another one gets the request at once. */
+  private async submitError(conn: MinerConnection, params: readonly unknown[]): Promise<{ accepted: true }> {
+    const report = parseOpoiSubmitError(params);
+    const record = this.assignedHere(conn, report.requestId);
+    this.log.warn({ request_id: record.requestId, conn: conn.id, error: report.error, message: report.message }, 'miner gave up on a request');
     await this.requeue(record);
     this.wake();
     return { accepted: true };
@@ -206,7 +203,8 @@ export class OpoiEngine implements OpoiHandler {
       if (e instanceof RpcError && e.code === -8) return { status: 400, body: { error: e.message } };
       throw e;
     }
-    if (sha256Hex(prompt) !== chain.prompt_hash) return { status: 400, body: { error: 'the SHA-256 of prompt does not match the on-chain prompt hash' } };
+    if (sha256Hex(prompt) !== chain.prompt_hash)
+      return { status: 400, body: { error: 'the SHA-256 of prompt does not match the on-chain prompt hash' } };
     if (chain.status !== 'PENDING') return { status: 409, body: { error: `request is ${chain.status}` } };
     const known = this.store.request(id);
     if (known?.prompt) return { status: 200, body: { accepted: true, request_id: id, stage: known.stage } };
@@ -269,7 +267,8 @@ export class OpoiEngine implements OpoiHandler {
         return;
       }
       if (!this.config.stakeUtxo) {
-        if (this.stake !== 'no-stake') this.log.error({ address }, 'no stake: set OPOI_STAKE_UTXO (or run cs-bridge setup) to stake a coin of the OPoI address');
+        if (this.stake !== 'no-stake')
+          this.log.error({ address }, 'no stake: set OPOI_STAKE_UTXO (or run cs-bridge setup) to stake a coin of the OPoI address');
         this.stake = 'no-stake';
         return;
       }
@@ -354,7 +353,10 @@ export class OpoiEngine implements OpoiHandler {
       const gone = !this.miners.has(r.assigned!.conn);
       if (gone || Date.now() - r.assigned!.at > this.config.assignTimeoutMs) {
         const { wallet, worker } = r.assigned!;
-        this.log.warn({ request_id: r.requestId, wallet, worker }, gone ? 'assigned miner disconnected; reassigning' : 'assignment timed out; reassigning');
+        this.log.warn(
+          { request_id: r.requestId, wallet, worker },
+          gone ? 'assigned miner disconnected; reassigning' : 'assignment timed out; reassigning',
+        );
         await this.requeue(r);
       }
       return;
@@ -395,7 +397,14 @@ export class OpoiEngine implements OpoiHandler {
       } else {
         if (!ours || !chain.commit_window_closed) return;
         try {
-          const v = await this.rpc.call<{ txid: string }>('submitopoiresponse', [r.requestId, sub.responseHash, this.config.opoiAddress, sub.commitment, sub.tokenCount, sub.nonce]);
+          const v = await this.rpc.call<{ txid: string }>('submitopoiresponse', [
+            r.requestId,
+            sub.responseHash,
+            this.config.opoiAddress,
+            sub.commitment,
+            sub.tokenCount,
+            sub.nonce,
+          ]);
           crashPoint('after-reveal-sent');
           r = await this.set(r, { stage: 'revealed', submission: { ...sub, revealTxid: v.txid } });
           this.log.info({ request_id: r.requestId, txid: v.txid }, 'REVEAL sent');
@@ -415,7 +424,10 @@ export class OpoiEngine implements OpoiHandler {
     }
     if (chain.status === 'PENDING') return;
     if (chain.status === 'EXPIRED' || chain.winner !== this.config.opoiAddress) {
-      await this.set(r, { stage: chain.status === 'EXPIRED' ? 'expired' : 'lost', note: chain.status === 'EXPIRED' ? 'expired' : `won by ${chain.winner}` });
+      await this.set(r, {
+        stage: chain.status === 'EXPIRED' ? 'expired' : 'lost',
+        note: chain.status === 'EXPIRED' ? 'expired' : `won by ${chain.winner}`,
+      });
       return;
     }
     if (r.stage === 'published') {
@@ -444,13 +456,10 @@ export class OpoiEngine implements OpoiHandler {
     const load = new Map<number, number>();
     for (const r of this.store.active()) if (r.stage === 'assigned') load.set(r.assigned!.conn, (load.get(r.assigned!.conn) ?? 0) + 1);
     for (const r of queued.sort((a, b) => a.blockHeight - b.blockHeight)) {
+      const prompt = Buffer.from(r.prompt!, 'utf8');
+      const task = { model: r.model, maxTokens: r.maxTokens, prompt };
       const capable = [...this.miners.values()].filter(
-        (m) =>
-          m.opoi !== null &&
-          m.wallet !== null &&
-          m.opoi.models.includes(r.model) &&
-          (m.opoi.maxTokens === null || m.opoi.maxTokens >= r.maxTokens) &&
-          (load.get(m.id) ?? 0) < m.opoi.concurrency,
+        (m) => m.opoi !== null && m.wallet !== null && opoiAssignmentFits(m.opoi, task) === null && (load.get(m.id) ?? 0) < m.opoi.concurrency,
       );
       if (capable.length === 0) continue;
       const passed = (m: MinerConnection) => (r.passed.includes(`${m.wallet}.${m.worker}`) ? 1 : 0);
@@ -458,15 +467,7 @@ export class OpoiEngine implements OpoiHandler {
       const m = capable[0];
       await this.set(r, { stage: 'assigned', assigned: { conn: m.id, wallet: m.wallet!, worker: m.worker!, at: Date.now() } });
       load.set(m.id, (load.get(m.id) ?? 0) + 1);
-      m.notify('opoi.assign', [
-        {
-          request_id: r.requestId,
-          model: r.model,
-          prompt_hex: Buffer.from(r.prompt!, 'utf8').toString('hex'),
-          max_tokens: r.maxTokens,
-          task_type: 'OPEN',
-        },
-      ]);
+      m.notify('opoi.assign', opoiAssignParams({ requestId: r.requestId, taskType: 'OPEN', taskClass: null, ...task }));
       this.log.info({ request_id: r.requestId, conn: m.id, wallet: m.wallet, worker: m.worker }, 'request assigned');
     }
   }

@@ -71,11 +71,10 @@ export class Payments {
     const due = this.store.balances().filter(([, b]) => b.pending > 0n && b.pending >= this.config.minPayout);
     if (due.length === 0) return;
     const total = due.reduce((s, [, b]) => s + b.pending, 0n);
-    const coins = await this.rpc.call<{ txid: string; vout: number; amount: number; spendable: boolean; opoi_collateral?: boolean }[]>('listunspent', [
-      1,
-      9_999_999,
-      [this.config.opoiAddress],
-    ]);
+    const coins = await this.rpc.call<{ txid: string; vout: number; amount: number; spendable: boolean; opoi_collateral?: boolean }[]>(
+      'listunspent',
+      [1, 9_999_999, [this.config.opoiAddress]],
+    );
     const inputs = coins
       .filter((c) => c.spendable && !c.opoi_collateral)
       .sort((a, b) => b.amount - a.amount)

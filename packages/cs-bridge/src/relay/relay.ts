@@ -7,24 +7,22 @@
  * for a marker and a write.
  */
 import { createConnection, createServer, type Server, type Socket } from 'node:net';
-import { StratumError, StratumErrorCode, decodeMessage, encodeError, encodeNotification, encodeResult, parseLogin, type StratumId } from '@cs/stratum';
+import {
+  OPOI_MAX_LINE_BYTES,
+  type OpoiSubscribed,
+  type OpoiSubscription,
+  StratumError,
+  StratumErrorCode,
+  decodeMessage,
+  encodeError,
+  encodeNotification,
+  encodeResult,
+  parseLogin,
+  parseOpoiSubscribe,
+  type StratumId,
+} from '@cs/stratum';
 import type { Logger } from 'pino';
 import type { HostPort } from '../config/env.ts';
-
-/**
- * Longest line either side may send: an opoi.submit_result carries up to 256 KiB of response as
- * hex (512 KiB), plus its fields. Mining lines are far shorter; the pool applies its own limit.
- */
-export const MAX_RELAY_LINE_BYTES = 600 * 1024;
-
-/** What a miner announced with opoi.subscribe (docs/bridge.md). */
-export interface OpoiCapability {
-  readonly models: readonly string[];
-  /** Largest max_tokens it takes; null = any. */
-  readonly maxTokens: number | null;
-  /** Assignments it runs at once. */
-  readonly concurrency: number;
-}
 
 export interface MinerConnection {
   readonly id: number;
@@ -32,8 +30,8 @@ export interface MinerConnection {
   /** Wallet and worker of the last mining.authorize the pool answered `true` to; null before. */
   readonly wallet: string | null;
   readonly worker: string | null;
-  readonly opoi: OpoiCapability | null;
-  /** Sends a notification to the miner (opoi.assign); never used for miners without opoi. */
+  readonly opoi: OpoiSubscription | null;
+  /** Sends a notification to the miner (opoi.assign); dropped for miners that did not announce OPoI. */
   notify(method: string, params: readonly unknown[]): void;
 }
 
@@ -47,7 +45,11 @@ export interface OpoiHandler {
 const OPOI_MARKER = '"opoi.';
 const AUTHORIZE_MARKER = 'mining.authorize';
 
-/** Splits a byte stream into complete lines, each kept exactly as sent (with its LF). */
+/**
+ * Splits a byte stream into complete lines, each kept exactly as sent (with its LF). Either side
+ * may send lines as long as an OPoI peer's (an opoi.submit_result with its answer); the pool
+ * applies its own, shorter limit to what it receives.
+ */
 class RawLines {
   private pending = '';
 
@@ -56,15 +58,15 @@ class RawLines {
     const last = text.lastIndexOf('\n');
     if (last < 0) {
       this.pending = text;
-      return this.pending.length > MAX_RELAY_LINE_BYTES ? null : [];
+      return this.pending.length > OPOI_MAX_LINE_BYTES ? null : [];
     }
     this.pending = text.slice(last + 1);
-    if (this.pending.length > MAX_RELAY_LINE_BYTES) return null;
+    if (this.pending.length > OPOI_MAX_LINE_BYTES) return null;
     const lines: string[] = [];
     let start = 0;
     while (start <= last) {
       const end = text.indexOf('\n', start);
-      if (end - start > MAX_RELAY_LINE_BYTES) return null;
+      if (end - start > OPOI_MAX_LINE_BYTES) return null;
       lines.push(text.slice(start, end + 1));
       start = end + 1;
     }
@@ -72,26 +74,10 @@ class RawLines {
   }
 }
 
-function parseCapability(params: readonly unknown[]): OpoiCapability {
-  const p = params[0];
-  if (typeof p !== 'object' || p === null || Array.isArray(p)) throw new StratumError(StratumErrorCode.OTHER, 'opoi.subscribe takes [{models, max_tokens?, concurrency?}]');
-  const o = p as Record<string, unknown>;
-  if (!Array.isArray(o.models) || o.models.length === 0 || o.models.length > 64 || !o.models.every((m) => typeof m === 'string' && m.length > 0 && m.length <= 64)) {
-    throw new StratumError(StratumErrorCode.OTHER, 'models must be a list of 1 to 64 model names');
-  }
-  const maxTokens = o.max_tokens ?? null;
-  if (maxTokens !== null && (!Number.isSafeInteger(maxTokens) || (maxTokens as number) < 1)) throw new StratumError(StratumErrorCode.OTHER, 'max_tokens must be a positive integer');
-  const concurrency = o.concurrency ?? 1;
-  if (!Number.isSafeInteger(concurrency) || (concurrency as number) < 1 || (concurrency as number) > 64) {
-    throw new StratumError(StratumErrorCode.OTHER, 'concurrency must be an integer from 1 to 64');
-  }
-  return { models: o.models as string[], maxTokens: maxTokens as number | null, concurrency: concurrency as number };
-}
-
 class RelayedMiner implements MinerConnection {
   wallet: string | null = null;
   worker: string | null = null;
-  opoi: OpoiCapability | null = null;
+  opoi: OpoiSubscription | null = null;
   private readonly fromMiner = new RawLines();
   private readonly fromPool = new RawLines();
   /** mining.authorize requests waiting for the pool's answer: id → login. */
@@ -214,8 +200,9 @@ class RelayedMiner implements MinerConnection {
     if (method === 'opoi.subscribe') {
       try {
         const wasReady = this.ready();
-        this.opoi = parseCapability(params);
-        reply(encodeResult(id, { subscribed: true, models: this.opoi.models }));
+        this.opoi = parseOpoiSubscribe(params);
+        const subscribed: OpoiSubscribed = { subscribed: true, models: this.opoi.models };
+        reply(encodeResult(id, subscribed));
         if (!wasReady && this.ready()) this.handler.changed(this, 'ready');
       } catch (e) {
         reply(encodeError(id, e instanceof StratumError ? e : new StratumError(StratumErrorCode.OTHER, 'bad opoi.subscribe')));

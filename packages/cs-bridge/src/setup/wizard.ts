@@ -134,7 +134,9 @@ async function wizard(envFile: string, mode: 'full' | 'stake', p: Prompter): Pro
     p.say('Spendable UTXOs of the OPoI address (the stake locks the network minimum from the chosen one):');
     p.say('  #  txid                                                              vout  amount          confirmations  address');
     coins.forEach((c, i) => {
-      p.say(`${String(i + 1).padStart(3)}  ${c.txid}  ${String(c.vout).padStart(4)}  ${c.amount.toFixed(8).padStart(14)}  ${String(c.confirmations).padStart(13)}  ${c.address}`);
+      p.say(
+        `${String(i + 1).padStart(3)}  ${c.txid}  ${String(c.vout).padStart(4)}  ${c.amount.toFixed(8).padStart(14)}  ${String(c.confirmations).padStart(13)}  ${c.address}`,
+      );
     });
     for (;;) {
       const pick = await p.ask(`Number of the UTXO to stake, or s to skip`, 's');
