@@ -273,7 +273,21 @@ export class OpoiEngine implements OpoiHandler {
         return;
       }
       const { txid, vout } = this.config.stakeUtxo;
-      const r = await this.rpc.call<{ txid: string }>('stakeopoi', [address, txid, vout]);
+      let r: { txid: string };
+      try {
+        r = await this.rpc.call<{ txid: string }>('stakeopoi', [address, txid, vout]);
+      } catch (e) {
+        // The coin is gone or not the address's (-8), or too small (-6): say so once, and keep
+        // driving requests already committed; only new work waits for a stake.
+        if (!(e instanceof RpcError && (e.code === -8 || e.code === -6 || e.code === -5))) throw e;
+        if (this.stake !== 'no-stake')
+          this.log.error(
+            { address, collateral: `${txid}:${vout}`, err: e.message },
+            'no stake: the node refused OPOI_STAKE_UTXO; pick another coin with cs-bridge setup',
+          );
+        this.stake = 'no-stake';
+        return;
+      }
       await this.store.apply({ meta: { stake_txid: r.txid } });
       this.log.info({ txid: r.txid, collateral: `${txid}:${vout}` }, 'stake sent');
       this.stake = 'pending';
@@ -462,7 +476,8 @@ export class OpoiEngine implements OpoiHandler {
         (m) => m.opoi !== null && m.wallet !== null && opoiAssignmentFits(m.opoi, task) === null && (load.get(m.id) ?? 0) < m.opoi.concurrency,
       );
       if (capable.length === 0) continue;
-      const passed = (m: MinerConnection) => (r.passed.includes(`${m.wallet}.${m.worker}`) ? 1 : 0);
+      // Miners that never passed on it first, then those that passed longest ago.
+      const passed = (m: MinerConnection) => r.passed.lastIndexOf(`${m.wallet}.${m.worker}`);
       capable.sort((a, b) => passed(a) - passed(b) || (load.get(a.id) ?? 0) - (load.get(b.id) ?? 0) || a.id - b.id);
       const m = capable[0];
       await this.set(r, { stage: 'assigned', assigned: { conn: m.id, wallet: m.wallet!, worker: m.worker!, at: Date.now() } });

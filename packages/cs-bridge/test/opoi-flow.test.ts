@@ -1,0 +1,216 @@
+// The whole OPoI flow through a real cs-bridge process on real csd and cs-pool: the stake made
+// from the configured coin, mining relayed to the pool and credited to the miner's wallet, the
+// prompt's 404 before the REQUEST confirms and 200 after, the assignment, COMMIT, REVEAL, publish,
+// payout and the miner paid its share minus POOL_FEE_PERCENT, once; a stock miner sees no opoi.*;
+// silent miners time out and the request goes to another; the HTTP API's statuses.
+import assert from 'node:assert/strict';
+import { createHash, randomUUID } from 'node:crypto';
+import { after, before, test } from 'node:test';
+import { REGTEST } from '@cs/consensus';
+import { amountFromValue } from '@cs/csd/src/rpc/amount.ts';
+import { externalAddress, receivedTotal } from '../../cs-pool/test/pool-harness.ts';
+import { API_KEY, BridgeProcess, type Chain, OpoiMiner, eventually, fundedAddress, startChain } from './bridge-harness.ts';
+
+let chain: Chain;
+let bridge: BridgeProcess;
+let opoiAddress: string;
+const miners: OpoiMiner[] = [];
+
+const sha256Hex = (s: string) => createHash('sha256').update(s).digest('hex');
+
+interface ChainRequest {
+  status: string;
+  commits: { miner: string; revealed: boolean }[];
+  commit_window_closed: boolean;
+  winner: string | null;
+  winner_amount: number | null;
+  payout_status: string;
+  payout_txid: string | null;
+}
+
+async function stageOf(id: string): Promise<string | undefined> {
+  const r = await bridge.api<{ stage: string }>(`/svc/opoi/submissions/${id}`);
+  return r.status === 200 ? r.body.stage : undefined;
+}
+
+async function waitStage(id: string, stage: string): Promise<void> {
+  await eventually(async () => ((await stageOf(id)) === stage ? true : undefined), `stage ${stage} (now ${await stageOf(id)})`);
+}
+
+/** A REQUEST from a freshly funded requester address (a REQUEST spends the requester's own coin). */
+async function request(prompt: string): Promise<string> {
+  const id = randomUUID();
+  const requester = (await fundedAddress(chain, 1)).address;
+  await chain.node.call('submitopoirequest', id, 'tiny', sha256Hex(prompt), 100, 0.05, requester);
+  return id;
+}
+
+/** Mines one block at a time until `done` holds for the request on chain. */
+async function mineUntil(id: string, done: (r: ChainRequest) => boolean, what: string): Promise<ChainRequest> {
+  for (let i = 0; i < 60; i++) {
+    const r = await chain.node.call<ChainRequest>('getopoirequest', id);
+    if (done(r)) return r;
+    await chain.mine(1);
+  }
+  throw new Error(`the chain never reached ${what}`);
+}
+
+before(async () => {
+  chain = await startChain();
+  const opoi = await fundedAddress(chain, 5);
+  opoiAddress = opoi.address;
+  bridge = await BridgeProcess.create(chain, {
+    OPOI_ADDRESSES: opoiAddress,
+    OPOI_STAKE_UTXO: opoi.utxo,
+    POOL_FEE_PERCENT: '10',
+    MIN_PAYOUT: '0.001',
+    ASSIGN_TIMEOUT_SECS: '3',
+  });
+  await bridge.start();
+});
+
+after(async () => {
+  for (const m of miners) m.close();
+  await bridge?.cleanup();
+  await chain?.pool.cleanup();
+  await chain?.node.cleanup();
+});
+
+test('the bridge stakes the configured coin; /healthz is 503 until the stake is ACTIVE, then 200', async () => {
+  const before = await bridge.api<{ stake: string }>('/healthz');
+  assert.equal(before.status, 503, 'degraded without an active stake');
+  await eventually(async () => (bridge.output.includes('stake sent') ? true : undefined), 'the STAKE to be sent');
+  await chain.mine(1);
+  const stake = await chain.node.call<{ status: string; collateral_txid: string }>('getopoistake', opoiAddress);
+  assert.equal(stake.status, 'ACTIVE');
+  await eventually(async () => ((await bridge.api('/healthz')).status === 200 ? true : undefined), '/healthz 200');
+  const h = await bridge.api<{ stake: string; node_height: number }>('/healthz');
+  assert.equal(h.body.stake, 'active');
+});
+
+test('a full request: 404 then 200, assignment, COMMIT, REVEAL, publish, payout, miner paid its share once; mining relayed', async () => {
+  const wallet = externalAddress();
+  const miner = await OpoiMiner.connect(bridge.stratumPort, `${wallet}.rig1`);
+  const stock = await OpoiMiner.connect(bridge.stratumPort, `${wallet}.stock`, [], false);
+  miners.push(miner, stock);
+
+  // Mining through the bridge is credited to the miner's wallet at the pool.
+  const share = miner.client.solve(REGTEST.equihash, false, `${wallet}.rig1`);
+  assert.deepEqual(await miner.client.submit(share.params), { result: true, error: null });
+  const workers = await chain.pool.api<{ worker: string; valid: number }[]>(`/api/user/${wallet}/workers`);
+  assert.equal(workers.find((w) => w.worker === 'rig1')?.valid, 1, 'the share is credited to wallet.rig1');
+
+  const prompt = 'What is two plus two?';
+  const id = await request(prompt);
+  const early = await bridge.postPrompt(id, prompt);
+  assert.deepEqual([early.status, early.body.error], [404, 'request_id not found on-chain']);
+  await chain.mine(1);
+  const wrong = await bridge.postPrompt(id, 'another prompt');
+  assert.equal(wrong.status, 400, 'a prompt whose hash is not the on-chain one is refused');
+  const ok = await bridge.postPrompt(id, prompt);
+  assert.equal(ok.status, 200);
+
+  const a = await miner.nextAssignment();
+  assert.equal(a.requestId, id);
+  assert.equal(Buffer.from(a.prompt).toString(), prompt);
+  assert.deepEqual([a.model, a.maxTokens, a.taskType], ['tiny', 100, 'OPEN']);
+  const pending = await bridge.api<{ request_id: string; has_prompt: boolean; assigned_to: string | null; stage: string }[]>('/svc/opoi/pending');
+  assert.deepEqual(
+    pending.body.find((p) => p.request_id === id),
+    { request_id: id, model: 'tiny', max_tokens: 100, payment: 0.05, has_prompt: true, assigned_to: `${wallet}.rig1`, stage: 'assigned' },
+  );
+
+  const answer = 'Four.';
+  const accepted = await miner.answer(id, answer, 2);
+  assert.equal(accepted.error, null);
+  assert.equal((accepted.result as { accepted: boolean }).accepted, true);
+  const again = await miner.answer(id, answer, 2);
+  assert.equal(again.error?.[0], 20, 'a second result for the request is refused');
+
+  await waitStage(id, 'committed');
+  await chain.mine(1);
+  await mineUntil(id, (r) => r.commit_window_closed, 'the end of the commit window');
+  await waitStage(id, 'revealed');
+  await chain.mine(1);
+  await waitStage(id, 'published');
+  const content = await chain.node.call<{ content_hex: string }>('getopoicontent', id, 'RESPONSE');
+  assert.equal(Buffer.from(content.content_hex, 'hex').toString(), answer);
+  const resolved = await mineUntil(id, (r) => r.status !== 'PENDING', 'FULFILLED');
+  assert.deepEqual([resolved.status, resolved.winner], ['FULFILLED', opoiAddress]);
+  await waitStage(id, 'claimed');
+  await chain.mine(1);
+  await waitStage(id, 'paid');
+  await eventually(async () => (bridge.output.includes('miner payment broadcast') ? true : undefined), 'the miner payment');
+  await chain.mine(1);
+
+  const won = amountFromValue((await chain.node.call<ChainRequest>('getopoirequest', id)).winner_amount!);
+  const expected = (won * 9000n) / 10000n;
+  assert.equal(BigInt(await receivedTotal(chain.node, wallet)), expected, 'the miner got the winner amount minus 10%');
+  const sub = await bridge.api<{ payout_txid: string; miner_share: number }>(`/svc/opoi/submissions/${id}`);
+  assert.equal(sub.body.miner_share, Number(expected) / 1e8);
+
+  // More blocks, more ticks: nothing is paid a second time.
+  await chain.mine(3);
+  await eventually(async () => ((await bridge.api<string>('/metrics')).body.includes('cs_bridge_node_height') ? true : undefined), 'metrics');
+  assert.equal(BigInt(await receivedTotal(chain.node, wallet)), expected, 'paid exactly once');
+  assert.equal(stock.opoiLines(), 0, 'the miner that never announced OPoI received no opoi.*');
+});
+
+test('a silent miner times out and the request goes to another; submit_error hands it on at once', async () => {
+  const wallet = externalAddress();
+  const a = await OpoiMiner.connect(bridge.stratumPort, `${wallet}.a`);
+  const b = await OpoiMiner.connect(bridge.stratumPort, `${wallet}.b`);
+  miners.push(a, b);
+  const prompt = 'Silence?';
+  const id = await request(prompt);
+  await chain.mine(1);
+  assert.equal((await bridge.postPrompt(id, prompt)).status, 200);
+  // Whoever gets it first stays silent; after ASSIGN_TIMEOUT_SECS the other one gets it.
+  await eventually(async () => (a.assignments().length + b.assignments().length > 0 ? true : undefined), 'the first assignment');
+  const first = a.assignments().length > 0 ? a : b;
+  const other = first === a ? b : a;
+  assert.equal((await first.nextAssignment()).requestId, id);
+  const second = await other.nextAssignment();
+  assert.equal(second.requestId, id);
+  const late = await first.answer(id, 'late', 1);
+  assert.equal(late.error?.[0], 25, 'the timed-out miner may no longer answer: not assigned to this connection');
+  // The second gives up with submit_error: the request goes back to the first at once.
+  const gaveUp = await other.client.request('opoi.submit_error', [{ request_id: id, error: 'backend_error', message: 'down' }]);
+  assert.deepEqual(gaveUp, { result: { accepted: true }, error: null });
+  const third = await first.nextAssignment();
+  assert.equal(third.requestId, id);
+  assert.equal((await first.answer(id, 'answered', 1)).error, null);
+  await waitStage(id, 'committed');
+});
+
+test('HTTP API statuses: 401, 400, 413, 404, and /openapi.json, /metrics', async () => {
+  const id = randomUUID();
+  assert.equal((await bridge.postPrompt(id, 'x', 'wrong-key-wrong-key')).status, 401);
+  assert.equal((await bridge.postPrompt(id, 'x', '')).status, 401);
+  const bad = await bridge.api('/svc/opoi/prompt', { method: 'POST', headers: { 'x-opoi-api-key': API_KEY }, body: '{not json' });
+  assert.equal(bad.status, 400);
+  assert.equal((await bridge.postPrompt('not-a-uuid', 'x')).status, 400);
+  assert.equal((await bridge.postPrompt(id, 'x'.repeat(70_000))).status, 413);
+  assert.equal((await bridge.api(`/svc/opoi/submissions/${id}`)).status, 404);
+  assert.equal((await bridge.api('/nowhere')).status, 404);
+  const openapi = await bridge.api<{ openapi: string; paths: Record<string, unknown> }>('/openapi.json');
+  assert.equal(openapi.status, 200);
+  for (const path of ['/svc/opoi/prompt', '/svc/opoi/pending', '/svc/opoi/submissions/{request_id}', '/healthz', '/metrics']) {
+    assert.ok(path in openapi.body.paths, `openapi.json describes ${path}`);
+  }
+  const metrics = await bridge.api<string>('/metrics');
+  assert.match(metrics.body, /cs_bridge_http_responses_total\{status="401"\} 2/);
+});
+
+test('a second bridge on the same env file or data directory is refused and the first keeps running', async () => {
+  const second = new BridgeProcess(bridge.envFile, bridge.dataDir);
+  second.launch();
+  assert.equal(await second.exited(), 1);
+  assert.match(second.output, /another cs-bridge is already running with the environment file/);
+  const sameData = await BridgeProcess.create(chain, { OPOI_ADDRESSES: opoiAddress, DATA_DIR: bridge.dataDir });
+  sameData.launch();
+  assert.equal(await sameData.exited(), 1);
+  assert.match(sameData.output, /another cs-bridge is already running with the data directory/);
+  await sameData.cleanup();
+  assert.equal((await bridge.api('/healthz')).status, 200, 'the first bridge still answers');
+});
