@@ -151,7 +151,13 @@ test('a full request: 404 then 200, assignment, COMMIT, REVEAL, publish, payout,
 
   // More blocks, more ticks: nothing is paid a second time.
   await chain.mine(3);
-  await eventually(async () => ((await bridge.api<string>('/metrics')).body.includes('cs_bridge_node_height') ? true : undefined), 'metrics');
+  const height = await chain.node.call<number>('getblockcount');
+  await eventually(
+    async () => ((await bridge.api<string>('/metrics')).body.includes(`cs_bridge_node_height ${height}`) ? true : undefined),
+    'a tick at the tip',
+  );
+  // A second payment would have been broadcast by that tick: a block confirms it, if there is one.
+  await chain.mine(1);
   assert.equal(BigInt(await receivedTotal(chain.node, wallet)), expected, 'paid exactly once');
   assert.equal(stock.opoiLines(), 0, 'the miner that never announced OPoI received no opoi.*');
 });
