@@ -65,6 +65,7 @@ before(async () => {
     POOL_FEE_PERCENT: '10',
     MIN_PAYOUT: '0.001',
     ASSIGN_TIMEOUT_SECS: '3',
+    PROMPT_RATE_LIMIT: '15',
   });
   await bridge.start();
 });
@@ -219,4 +220,41 @@ test('a second bridge on the same env file or data directory is refused and the 
   assert.match(sameData.output, /another cs-bridge is already running with the data directory/);
   await sameData.cleanup();
   assert.equal((await bridge.api('/healthz')).status, 200, 'the first bridge still answers');
+});
+
+test('429 once a client is over PROMPT_RATE_LIMIT prompt calls in a minute', async () => {
+  const statuses: number[] = [];
+  for (let i = 0; i < 20 && !statuses.includes(429); i++) statuses.push((await bridge.postPrompt(randomUUID(), 'x')).status);
+  assert.equal(statuses.at(-1), 429, `statuses seen: ${statuses.join(',')}`);
+  const r = await bridge.postPrompt(randomUUID(), 'x');
+  assert.deepEqual([r.status, r.body.error], [429, 'Rate limit exceeded']);
+});
+
+test('start-up checks say what is wrong with the node: unreachable, credentials refused, key not in the wallet', async () => {
+  const cases: [Record<string, string>, RegExp][] = [
+    [{ CSD_RPC_URL: 'http://127.0.0.1:1' }, /cannot reach the node at http:\/\/127\.0\.0\.1:1/],
+    [{ CSD_RPC_PASS: 'wrong-password' }, /refused CSD_RPC_USER\/CSD_RPC_PASS \(HTTP 401\)/],
+    [{ OPOI_ADDRESSES: externalAddress() }, /the node wallet does not hold the key of csrt1/],
+  ];
+  for (const [values, message] of cases) {
+    const b = await BridgeProcess.create(chain, { OPOI_ADDRESSES: opoiAddress, OPOI_STAKE_UTXO: `${'ab'.repeat(32)}:0`, ...values });
+    b.launch();
+    assert.equal(await b.exited(), 1, `exit 1 for ${JSON.stringify(values)}`);
+    assert.match(b.output, message);
+    await b.cleanup();
+  }
+});
+
+test('the stake is renewed before renew_by_height', async () => {
+  const stake = await chain.node.call<{ renewed_height: number; renew_by_height: number }>('getopoistake', opoiAddress);
+  // Mine to a few blocks short of the deadline, one block at a time so that the bridge sees each.
+  for (let h = await chain.node.call<number>('getblockcount'); h < stake.renew_by_height - 5; h++) {
+    await chain.mine(1);
+    if (bridge.output.includes('stake renewal sent')) break;
+  }
+  await eventually(async () => (bridge.output.includes('stake renewal sent') ? true : undefined), 'the renewal');
+  await chain.mine(1);
+  const renewed = await chain.node.call<{ status: string; renewed_height: number }>('getopoistake', opoiAddress);
+  assert.equal(renewed.status, 'ACTIVE');
+  assert.ok(renewed.renewed_height > stake.renewed_height, `renewed at ${renewed.renewed_height}, after ${stake.renewed_height}`);
 });
