@@ -5,11 +5,12 @@
 // silent miners time out and the request goes to another; the HTTP API's statuses.
 import assert from 'node:assert/strict';
 import { createHash, randomUUID } from 'node:crypto';
+import { spawn } from 'node:child_process';
 import { after, before, test } from 'node:test';
 import { REGTEST } from '@cs/consensus';
 import { amountFromValue } from '@cs/csd/src/rpc/amount.ts';
 import { externalAddress, receivedTotal } from '../../cs-pool/test/pool-harness.ts';
-import { API_KEY, BridgeProcess, type Chain, OpoiMiner, eventually, fundedAddress, startChain } from './bridge-harness.ts';
+import { API_KEY, BRIDGE_BIN, BridgeProcess, type Chain, OpoiMiner, eventually, fundedAddress, startChain } from './bridge-harness.ts';
 
 let chain: Chain;
 let bridge: BridgeProcess;
@@ -53,6 +54,30 @@ async function mineUntil(id: string, done: (r: ChainRequest) => boolean, what: s
     await chain.mine(1);
   }
   throw new Error(`the chain never reached ${what}`);
+}
+
+/** Closes the miners of earlier tests and waits until the bridge no longer counts them. */
+async function closeMiners(): Promise<void> {
+  for (const m of miners.splice(0)) m.close();
+  await eventually(
+    async () => ((await bridge.api<{ opoi_miners: number }>('/healthz')).body.opoi_miners === 0 ? true : undefined),
+    'no OPoI miner left',
+  );
+}
+
+/** Mines the blocks each stage waits for, once the bridge has done its part: the answer to paid. */
+async function driveToPaid(id: string): Promise<ChainRequest> {
+  await waitStage(id, 'committed');
+  await chain.mine(1);
+  await mineUntil(id, (r) => r.commit_window_closed, 'the end of the commit window');
+  await waitStage(id, 'revealed');
+  await chain.mine(1);
+  await waitStage(id, 'published');
+  const resolved = await mineUntil(id, (r) => r.status !== 'PENDING', 'FULFILLED');
+  await waitStage(id, 'claimed');
+  await chain.mine(1);
+  await waitStage(id, 'paid');
+  return resolved;
 }
 
 before(async () => {
@@ -128,19 +153,10 @@ test('a full request: 404 then 200, assignment, COMMIT, REVEAL, publish, payout,
   const again = await miner.answer(id, answer, 2);
   assert.equal(again.error?.[0], 20, 'a second result for the request is refused');
 
-  await waitStage(id, 'committed');
-  await chain.mine(1);
-  await mineUntil(id, (r) => r.commit_window_closed, 'the end of the commit window');
-  await waitStage(id, 'revealed');
-  await chain.mine(1);
-  await waitStage(id, 'published');
+  const resolved = await driveToPaid(id);
+  assert.deepEqual([resolved.status, resolved.winner], ['FULFILLED', opoiAddress]);
   const content = await chain.node.call<{ content_hex: string }>('getopoicontent', id, 'RESPONSE');
   assert.equal(Buffer.from(content.content_hex, 'hex').toString(), answer);
-  const resolved = await mineUntil(id, (r) => r.status !== 'PENDING', 'FULFILLED');
-  assert.deepEqual([resolved.status, resolved.winner], ['FULFILLED', opoiAddress]);
-  await waitStage(id, 'claimed');
-  await chain.mine(1);
-  await waitStage(id, 'paid');
   await eventually(async () => (bridge.output.includes('miner payment broadcast') ? true : undefined), 'the miner payment');
   await chain.mine(1);
 
@@ -164,6 +180,7 @@ test('a full request: 404 then 200, assignment, COMMIT, REVEAL, publish, payout,
 });
 
 test('a silent miner times out and the request goes to another; submit_error hands it on at once', async () => {
+  await closeMiners();
   const wallet = externalAddress();
   const a = await OpoiMiner.connect(bridge.stratumPort, `${wallet}.a`);
   const b = await OpoiMiner.connect(bridge.stratumPort, `${wallet}.b`);
@@ -222,14 +239,6 @@ test('a second bridge on the same env file or data directory is refused and the 
   assert.equal((await bridge.api('/healthz')).status, 200, 'the first bridge still answers');
 });
 
-test('429 once a client is over PROMPT_RATE_LIMIT prompt calls in a minute', async () => {
-  const statuses: number[] = [];
-  for (let i = 0; i < 20 && !statuses.includes(429); i++) statuses.push((await bridge.postPrompt(randomUUID(), 'x')).status);
-  assert.equal(statuses.at(-1), 429, `statuses seen: ${statuses.join(',')}`);
-  const r = await bridge.postPrompt(randomUUID(), 'x');
-  assert.deepEqual([r.status, r.body.error], [429, 'Rate limit exceeded']);
-});
-
 test('start-up checks say what is wrong with the node: unreachable, credentials refused, key not in the wallet', async () => {
   const cases: [Record<string, string>, RegExp][] = [
     [{ CSD_RPC_URL: 'http://127.0.0.1:1' }, /cannot reach the node at http:\/\/127\.0\.0\.1:1/],
@@ -257,4 +266,58 @@ test('the stake is renewed before renew_by_height', async () => {
   const renewed = await chain.node.call<{ status: string; renewed_height: number }>('getopoistake', opoiAddress);
   assert.equal(renewed.status, 'ACTIVE');
   assert.ok(renewed.renewed_height > stake.renewed_height, `renewed at ${renewed.renewed_height}, after ${stake.renewed_height}`);
+});
+
+/** Runs `cs-bridge ask` with the bridge's env file; its output so far, and its exit. */
+function ask(args: string[]) {
+  const proc = spawn(process.execPath, [BRIDGE_BIN, 'ask', '--env', bridge.envFile, '--poll-ms', '200', ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const run = { output: '', exit: new Promise<number | string>((r) => proc.once('exit', (code, signal) => r(code ?? signal ?? 0))), proc };
+  proc.stdout.on('data', (d: Buffer) => (run.output += d.toString()));
+  proc.stderr.on('data', (d: Buffer) => (run.output += d.toString()));
+  return run;
+}
+
+async function askedId(run: ReturnType<typeof ask>): Promise<string> {
+  return eventually(async () => /REQUEST ([0-9a-f-]{36}) broadcast/.exec(run.output)?.[1], `the REQUEST line of ask (${run.output})`);
+}
+
+test('cs-bridge ask: the whole flow in one command, the answer printed with the txids', async () => {
+  await closeMiners();
+  const miner = await OpoiMiner.connect(bridge.stratumPort, `${externalAddress()}.asked`);
+  miners.push(miner);
+  const run = ask(['--model', 'tiny', '--max-tokens', '20', '--payment', '0.02', 'Say', 'hello']);
+  const id = await askedId(run);
+  // ask retries the prompt's 404 until the REQUEST confirms.
+  await eventually(async () => (run.output.includes('Waiting for the REQUEST') ? true : undefined), 'ask to wait');
+  await chain.mine(1);
+  const a = await miner.nextAssignment();
+  assert.deepEqual([a.requestId, Buffer.from(a.prompt).toString()], [id, 'Say hello']);
+  assert.equal((await miner.answer(id, 'hello', 1)).error, null);
+  const resolved = await driveToPaid(id);
+  assert.equal(await run.exit, 0, run.output);
+  const payout = await chain.node.call<ChainRequest>('getopoirequest', id);
+  assert.equal(resolved.status, 'FULFILLED');
+  assert.match(run.output, /Answer:\nhello\n/);
+  assert.match(run.output, new RegExp(`payout txid ${payout.payout_txid}`));
+  assert.match(run.output, /request txid [0-9a-f]{64}/);
+});
+
+test('Ctrl-C in cs-bridge ask leaves the request on chain and prints how to resume', async () => {
+  const run = ask(['--model', 'tiny', '--max-tokens', '20', '--payment', '0.02', 'Later']);
+  const id = await askedId(run);
+  run.proc.kill('SIGINT');
+  assert.equal(await run.exit, 130);
+  assert.match(run.output, new RegExp(`Resume with: cs-bridge ask --request-id ${id}`));
+  await chain.mine(1);
+  assert.equal((await chain.node.call<ChainRequest>('getopoirequest', id)).status, 'PENDING');
+});
+
+test('429 once a client is over PROMPT_RATE_LIMIT prompt calls in a minute', async () => {
+  const statuses: number[] = [];
+  for (let i = 0; i < 20 && !statuses.includes(429); i++) statuses.push((await bridge.postPrompt(randomUUID(), 'x')).status);
+  assert.equal(statuses.at(-1), 429, `statuses seen: ${statuses.join(',')}`);
+  const r = await bridge.postPrompt(randomUUID(), 'x');
+  assert.deepEqual([r.status, r.body.error], [429, 'Rate limit exceeded']);
 });

@@ -96,8 +96,10 @@ export async function runAsk(envFile: string, argv: string[], out: NodeJS.Writab
       });
       if (res.status === 200) break;
       const body = (await res.json().catch(() => ({}))) as { error?: string };
-      // 404 while the REQUEST is unconfirmed: the same request_id again after a block.
-      if (res.status !== 404) throw new ConfigError(`the bridge refused the prompt (HTTP ${res.status}): ${body.error ?? ''}`);
+      // 404 while the REQUEST is unconfirmed: the same request_id again after a block; 429 when
+      // over the bridge's per-client limit: again once the minute is over.
+      if (res.status === 429) say('The bridge asks to slow down (429); retrying...');
+      else if (res.status !== 404) throw new ConfigError(`the bridge refused the prompt (HTTP ${res.status}): ${body.error ?? ''}`);
       await sleep(pollMs);
     }
     say('Prompt accepted by the bridge.');
