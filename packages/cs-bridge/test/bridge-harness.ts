@@ -24,15 +24,15 @@ export interface Chain {
   mine(n?: number): Promise<void>;
 }
 
-/** csd with 101 blocks mined, and cs-pool in front of it. */
-export async function startChain(): Promise<Chain> {
+/** csd with 101 blocks mined, and cs-pool (with `poolArgs` added) in front of it. */
+export async function startChain(poolArgs: readonly string[] = []): Promise<Chain> {
   const zmq = `tcp://127.0.0.1:${await freePort()}`;
   const wsPort = await freePort();
   const node = new Daemon({ args: [`-zmqpubhashblock=${zmq}`, `-wsport=${wsPort}`, '-rpcratelimit=0', '-rest', '-fallbackfee=0.0002'] });
   await node.start();
   const payTo = await node.call<string>('getnewaddress');
   await node.call('generatetoaddress', 101, payTo);
-  const pool = new PoolProcess(node, zmq, [`-rpcuser=${node.user}`, `-rpcpassword=${node.password}`]);
+  const pool = new PoolProcess(node, zmq, [`-rpcuser=${node.user}`, `-rpcpassword=${node.password}`, ...poolArgs]);
   await pool.start();
   return {
     node,
@@ -95,13 +95,13 @@ export class BridgeProcess {
     return b;
   }
 
-  /** Runs `cs-bridge --env FILE` and waits for its start line; `env` adds process variables. */
+  /** Runs `cs-bridge --env FILE` and waits until its HTTP API answers; `env` adds process variables. */
   async start(env: Record<string, string> = {}): Promise<void> {
     const proc = this.launch(env);
     await eventually(async () => {
       if (proc.exitCode !== null || proc.signalCode !== null)
         throw new Error(`cs-bridge exited (${proc.exitCode ?? proc.signalCode}): ${this.output}`);
-      return this.output.includes('cs-bridge started') ? true : undefined;
+      return (await this.api('/healthz').catch(() => null)) ? true : undefined;
     }, 'cs-bridge to start');
   }
 
