@@ -23,7 +23,7 @@ import { amountFromValue } from '@cs/csd/src/rpc/amount.ts';
 import type { Logger } from 'pino';
 import type { BridgeConfig } from '../config/env.ts';
 import type { MinerConnection, OpoiHandler } from '../relay/relay.ts';
-import type { RequestRecord, Stage, Submission, BridgeStore } from '../store/store.ts';
+import { type BridgeStore, type RequestRecord, type Stage, StaleRecordError, type Submission } from '../store/store.ts';
 import { crashPoint } from './crash-point.ts';
 import { Payments } from './payments.ts';
 import { readStake, renewDue } from '../node/node-check.ts';
@@ -72,6 +72,7 @@ export class OpoiEngine implements OpoiHandler {
   private again = false;
   private stopped = false;
   private readonly payments: Payments;
+  private nextSubmission: number;
   stake: StakeStatus = 'unknown';
   height = 0;
   lastError: string | null = null;
@@ -83,6 +84,7 @@ export class OpoiEngine implements OpoiHandler {
     private readonly log: Logger,
   ) {
     this.payments = new Payments(config, rpc, store, log);
+    this.nextSubmission = store.nextNumber('submission');
   }
 
   /** Requests assigned to connections of an earlier run go back to the queue. */
@@ -157,7 +159,8 @@ export class OpoiEngine implements OpoiHandler {
     if (result.tokenCount > record.maxTokens) {
       throw new StratumError(StratumErrorCode.OTHER, `token_count must be an integer from 0 to max_tokens (${record.maxTokens})`);
     }
-    const id = this.store.nextNumber('submission');
+    // Taken synchronously: two answers at once never share a number (one process holds the store).
+    const id = this.nextSubmission++;
     const assigned = record.assigned!;
     const submission: Submission = {
       id,
@@ -169,7 +172,7 @@ export class OpoiEngine implements OpoiHandler {
       nonce: randomBytes(32).toString('hex'),
       receivedAt: Date.now(),
     };
-    await this.store.apply({ requests: [{ ...record, stage: 'received', submission }], meta: { submission: String(id) } });
+    await this.unlessChanged(this.store.apply({ requests: [{ ...record, stage: 'received', submission }], meta: { submission: String(id) } }));
     this.log.info({ request_id: record.requestId, submission_id: id, wallet: submission.wallet, worker: submission.worker }, 'result received');
     this.wake();
     return { accepted: true, submission_id: id };
@@ -180,9 +183,19 @@ export class OpoiEngine implements OpoiHandler {
     const report = parseOpoiSubmitError(params);
     const record = this.assignedHere(conn, report.requestId);
     this.log.warn({ request_id: record.requestId, conn: conn.id, error: report.error, message: report.message }, 'miner gave up on a request');
-    await this.requeue(record);
+    await this.unlessChanged(this.requeue(record));
     this.wake();
     return { accepted: true };
+  }
+
+  /** A miner's write that lost to the tick (the assignment timed out meanwhile): 25, as if it had been seen. */
+  private async unlessChanged(write: Promise<void>): Promise<void> {
+    try {
+      await write;
+    } catch (e) {
+      if (e instanceof StaleRecordError) throw new StratumError(StratumErrorCode.NOT_SUBSCRIBED, 'request not assigned to this connection');
+      throw e;
+    }
   }
 
   private async requeue(record: RequestRecord): Promise<void> {
@@ -206,14 +219,24 @@ export class OpoiEngine implements OpoiHandler {
     if (sha256Hex(prompt) !== chain.prompt_hash)
       return { status: 400, body: { error: 'the SHA-256 of prompt does not match the on-chain prompt hash' } };
     if (chain.status !== 'PENDING') return { status: 409, body: { error: `request is ${chain.status}` } };
-    const known = this.store.request(id);
-    if (known?.prompt) return { status: 200, body: { accepted: true, request_id: id, stage: known.stage } };
-    const record = known ?? this.fromChain(chain);
-    const next: RequestRecord = { ...record, prompt, stage: record.stage === 'awaiting_prompt' ? 'queued' : record.stage };
-    await this.store.apply({ requests: [next] });
+    // The tick may store the request (first seen on chain) or change it between the read and the
+    // write: read again and retry until the write is made from the current record.
+    for (;;) {
+      const known = this.store.request(id);
+      if (known?.prompt) return { status: 200, body: { accepted: true, request_id: id, stage: known.stage } };
+      const record = known ?? this.fromChain(chain);
+      const next: RequestRecord = { ...record, prompt, stage: record.stage === 'awaiting_prompt' ? 'queued' : record.stage };
+      try {
+        await this.store.apply({ requests: [next] });
+      } catch (e) {
+        if (e instanceof StaleRecordError) continue;
+        throw e;
+      }
+      break;
+    }
     this.log.info({ request_id: id }, 'prompt accepted');
     this.wake();
-    return { status: 200, body: { accepted: true, request_id: id, stage: next.stage } };
+    return { status: 200, body: { accepted: true, request_id: id, stage: this.store.request(id)!.stage } };
   }
 
   private fromChain(c: ChainRequest): RequestRecord {
@@ -243,6 +266,8 @@ export class OpoiEngine implements OpoiHandler {
       try {
         await this.advance(r);
       } catch (e) {
+        // A miner's answer or a prompt changed the record meanwhile: the next tick starts from it.
+        if (e instanceof StaleRecordError) continue;
         this.log.warn({ request_id: r.requestId, stage: r.stage, err: (e as Error).message }, 'step failed; retrying at the next tick');
       }
     }
@@ -338,7 +363,7 @@ export class OpoiEngine implements OpoiHandler {
   private async followRequests(): Promise<void> {
     const pending = await this.rpc.call<ChainRequest[]>('listopoirequests', ['PENDING']);
     const fresh = pending.filter((c) => c.task_type === 'OPEN' && !this.store.request(c.request_id));
-    if (fresh.length > 0) await this.store.apply({ requests: fresh.map((c) => this.fromChain(c)) });
+    if (fresh.length > 0) await this.store.apply({ newRequests: fresh.map((c) => this.fromChain(c)) });
   }
 
   private async set(r: RequestRecord, change: Partial<RequestRecord>): Promise<RequestRecord> {
@@ -480,7 +505,12 @@ export class OpoiEngine implements OpoiHandler {
       const passed = (m: MinerConnection) => r.passed.lastIndexOf(`${m.wallet}.${m.worker}`);
       capable.sort((a, b) => passed(a) - passed(b) || (load.get(a.id) ?? 0) - (load.get(b.id) ?? 0) || a.id - b.id);
       const m = capable[0];
-      await this.set(r, { stage: 'assigned', assigned: { conn: m.id, wallet: m.wallet!, worker: m.worker!, at: Date.now() } });
+      try {
+        await this.set(r, { stage: 'assigned', assigned: { conn: m.id, wallet: m.wallet!, worker: m.worker!, at: Date.now() } });
+      } catch (e) {
+        if (e instanceof StaleRecordError) continue;
+        throw e;
+      }
       load.set(m.id, (load.get(m.id) ?? 0) + 1);
       m.notify('opoi.assign', opoiAssignParams({ requestId: r.requestId, taskType: 'OPEN', taskClass: null, ...task }));
       this.log.info({ request_id: r.requestId, conn: m.id, wallet: m.wallet, worker: m.worker }, 'request assigned');

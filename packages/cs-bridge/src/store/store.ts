@@ -64,6 +64,19 @@ export interface RequestRecord {
   readonly submission: Submission | null;
   readonly note?: string;
   readonly updatedAt: number;
+  /**
+   * Bumped by every write. The engine's tick, the miners' answers and the HTTP API change requests
+   * concurrently (each awaits node calls between reading and writing), so a write names the
+   * revision it was computed from and is refused when another write came first.
+   */
+  readonly rev?: number;
+}
+
+/** A write computed from a record that another write changed meanwhile. */
+export class StaleRecordError extends Error {
+  constructor(readonly requestId: string) {
+    super(`request ${requestId} changed meanwhile`);
+  }
 }
 
 export interface Balance {
@@ -82,7 +95,10 @@ export interface PaymentRecord {
 }
 
 export interface Change {
+  /** Each replaces the stored record of the same revision (or, with no `rev`, one not stored yet). */
   readonly requests?: readonly RequestRecord[];
+  /** Stored only when no record of that id exists (requests first seen on chain). */
+  readonly newRequests?: readonly RequestRecord[];
   /** Added to the wallet's balance (negative pending moves to paid with a positive `paid`). */
   readonly balances?: readonly { wallet: string; pending: bigint; paid: bigint }[];
   readonly payments?: readonly PaymentRecord[];
@@ -139,9 +155,17 @@ export class BridgeStore {
     return Number(this.meta(key) ?? '0') + 1;
   }
 
+  /** One transaction; StaleRecordError (and nothing written) when a request changed meanwhile. */
   async apply(change: Change): Promise<void> {
     await this.root.transaction(() => {
-      for (const r of change.requests ?? []) this.requestTable.put(r.requestId, { ...r, updatedAt: Date.now() });
+      for (const r of change.requests ?? []) {
+        const stored = this.requestTable.get(r.requestId);
+        if ((stored === undefined) !== (r.rev === undefined) || (stored && stored.rev !== r.rev)) throw new StaleRecordError(r.requestId);
+      }
+      for (const r of change.requests ?? []) this.requestTable.put(r.requestId, { ...r, updatedAt: Date.now(), rev: (r.rev ?? 0) + 1 });
+      for (const r of change.newRequests ?? []) {
+        if (this.requestTable.get(r.requestId) === undefined) this.requestTable.put(r.requestId, { ...r, updatedAt: Date.now(), rev: 1 });
+      }
       for (const d of change.balances ?? []) {
         const b = this.balance(d.wallet);
         this.balanceTable.put(d.wallet, { pending: (b.pending + d.pending).toString(), paid: (b.paid + d.paid).toString() });
