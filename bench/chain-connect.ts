@@ -20,6 +20,7 @@ import {
 } from '@cs/consensus';
 import type { ConnectTiming } from '../packages/csd/src/chain/events.ts';
 import { nextBlock, openHarness, spendOpTrue } from '../packages/csd/test/chain-harness.ts';
+import { median } from './lib/stats.ts';
 
 const INPUTS = 2000;
 const TXS = 10;
@@ -138,11 +139,6 @@ function rawVerify(triples: readonly Signed[]): number {
   const t0 = process.hrtime.bigint();
   for (const t of triples) if (!native.ecdsaVerify(t.sig, t.msg, t.pub)) throw new Error('raw verify failed');
   return Number(process.hrtime.bigint() - t0) / 1e3 / triples.length;
-}
-
-function median(xs: readonly number[]): number {
-  const sorted = [...xs].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)];
 }
 
 export async function benchChainConnect(): Promise<{

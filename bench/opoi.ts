@@ -6,7 +6,6 @@
 //    (goal >= 0.80).
 //   node --import tsx bench/opoi.ts
 import { randomUUID } from 'node:crypto';
-import { connect } from 'node:net';
 import { availableParallelism } from 'node:os';
 import {
   type Actor,
@@ -35,6 +34,8 @@ import type { ConnectTiming } from '../packages/csd/src/chain/events.ts';
 import { nextBlock, openHarness, spendOpTrue } from '../packages/csd/test/chain-harness.ts';
 import { Daemon } from '../packages/csd/test/daemon.ts';
 import { TestKey } from '../packages/csd/test/test-key.ts';
+import { driveKeepAlive } from './lib/keep-alive.ts';
+import { median } from './lib/stats.ts';
 
 /** Requests each side of the bench block works on; each gets one COMMIT or REVEAL per committing miner. */
 const TARGETS = 111;
@@ -356,7 +357,7 @@ export async function benchOpoiRpc(): Promise<RpcCompare> {
     };
     const getRequest = call('getopoirequest', [id]);
     const getCount = call('getblockcount', []);
-    const rps = async (bytes: Buffer) => RPC_PER_ROUND / ((await drive(node.rpcPort, bytes)) / 1000);
+    const rps = async (bytes: Buffer) => RPC_PER_ROUND / ((await driveKeepAlive(node.rpcPort, bytes, RPC_PER_ROUND, RPC_CONNECTIONS)) / 1000);
     await rps(getCount); // warm-up: JIT on both sides, sockets, caches
     await rps(getRequest);
     const ratios: number[] = [];
@@ -377,54 +378,6 @@ export async function benchOpoiRpc(): Promise<RpcCompare> {
     await node.stop();
     await node.cleanup();
   }
-}
-
-/**
- * RPC_PER_ROUND requests over RPC_CONNECTIONS keep-alive sockets, one outstanding per socket (the
- * client loop of bench/rpc-http.ts, which does not export it); resolves with the elapsed ms.
- */
-function drive(port: number, request: Buffer): Promise<number> {
-  return new Promise((resolve, reject) => {
-    let sent = 0;
-    let done = 0;
-    const started = performance.now();
-    const sockets = Array.from({ length: RPC_CONNECTIONS }, () => connect(port, '127.0.0.1'));
-    const finish = (error?: Error) => {
-      for (const s of sockets) s.destroy();
-      if (error) reject(error);
-      else resolve(performance.now() - started);
-    };
-    for (const socket of sockets) {
-      socket.setNoDelay(true);
-      let pending: Buffer = Buffer.alloc(0);
-      socket.on('error', finish);
-      socket.on('data', (chunk: Buffer) => {
-        pending = pending.length === 0 ? chunk : Buffer.concat([pending, chunk]);
-        for (;;) {
-          const headerEnd = pending.indexOf('\r\n\r\n');
-          if (headerEnd < 0) return;
-          const head = pending.toString('latin1', 0, headerEnd);
-          const length = Number(/\r\ncontent-length: *(\d+)/i.exec(head)?.[1] ?? Number.NaN);
-          if (!head.startsWith('HTTP/1.1 200') || !Number.isFinite(length)) return finish(new Error(`unexpected response: ${head.split('\r\n')[0]}`));
-          if (pending.length < headerEnd + 4 + length) return;
-          pending = pending.subarray(headerEnd + 4 + length);
-          if (++done === RPC_PER_ROUND) return finish();
-          if (sent < RPC_PER_ROUND) {
-            sent++;
-            socket.write(request);
-          }
-        }
-      });
-      sent++;
-      socket.write(request);
-    }
-  });
-}
-
-function median(xs: readonly number[]): number {
-  const sorted = [...xs].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
 
 const ms = (x: number) => x.toFixed(1);

@@ -14,13 +14,13 @@ import { headerPrefix } from '@cs/stratum';
 import { Subscriber } from 'zeromq';
 import { PoolProcess, startNode } from '../packages/cs-pool/test/pool-harness.ts';
 import { StratumClient } from '../packages/cs-pool/test/stratum-client.ts';
+import { percentile } from './lib/stats.ts';
 
 const SHARES_PER_CONNECTION = 1500;
 const CONNECTIONS = 4;
 const MINERS = 1000;
 const ROUNDS = 10;
 
-const percentile = (xs: readonly number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))];
 const rssKb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]);
 
 const { node, zmq } = await startNode();

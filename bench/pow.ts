@@ -25,6 +25,7 @@ import {
 } from '../packages/consensus/src/pow/index.ts';
 import { TWIST_GROUP } from '../packages/consensus/src/pow/equihash-params.ts';
 import { zelhashFlux } from '../packages/consensus/src/pow/test-vectors.ts';
+import { median } from './lib/stats.ts';
 
 const RATIO_ROUNDS = 41;
 const REPS_PER_ROUND = 20;
@@ -62,12 +63,6 @@ function bareBlake2b(layout: EquihashLayout, c: Case, out: Uint8Array): void {
     work.update(gBytes);
     work.digestInto(out);
   }
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
 
 function timeIt(fn: () => void, reps: number): number {

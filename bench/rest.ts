@@ -22,13 +22,15 @@
  * Run: node --import tsx bench/rest.ts
  */
 import { createServer, type Server } from 'node:http';
-import { connect, type AddressInfo } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
 import type { Transaction } from '@cs/consensus';
 import { registerBlockchainMethods } from '../packages/csd/src/rpc/methods/blockchain.ts';
 import { ANYONE_SCRIPT, COIN_VALUE, mine, spend } from '../packages/csd/test/mempool-harness.ts';
 import { startRestServer } from '../packages/csd/test/rest-harness.ts';
 import { withRpcNode } from '../packages/csd/test/rpc-harness.ts';
+import { driveKeepAlive } from './lib/keep-alive.ts';
+import { median } from './lib/stats.ts';
 
 export interface BenchRestOptions {
   readonly connections?: number;
@@ -101,7 +103,7 @@ interface Rounds {
 }
 
 async function compare(restPort: number, barePort: number, request: Buffer, r: Rounds): Promise<Rates> {
-  const rps = async (port: number) => r.total / ((await drive(port, request, r.total, r.connections)) / 1000);
+  const rps = async (port: number) => r.total / ((await driveKeepAlive(port, request, r.total, r.connections)) / 1000);
   await rps(barePort); // warm-up: JIT, sockets, page cache
   await rps(restPort);
   const ratios: number[] = [];
@@ -119,75 +121,9 @@ async function compare(restPort: number, barePort: number, request: Buffer, r: R
   return { ratio: median(ratios), restRps: median(restRates), bareRps: median(bareRates) };
 }
 
-/**
- * `total` requests over `connections` keep-alive sockets, one outstanding per socket; resolves
- * with the elapsed ms. Bodies are counted, not collected: only the (small) head is buffered.
- */
-function drive(port: number, request: Buffer, total: number, connections: number): Promise<number> {
-  return new Promise((resolve, reject) => {
-    let sent = 0;
-    let done = 0;
-    const started = performance.now();
-    const sockets = Array.from({ length: connections }, () => connect(port, '127.0.0.1'));
-    const finish = (error?: Error) => {
-      for (const s of sockets) s.destroy();
-      if (error) reject(error);
-      else resolve(performance.now() - started);
-    };
-    const send = (socket: (typeof sockets)[number]) => {
-      if (sent < total) {
-        sent++;
-        socket.write(request);
-      }
-    };
-    for (const socket of sockets) {
-      socket.setNoDelay(true);
-      let head = '';
-      let bodyLeft = -1;
-      socket.on('error', finish);
-      socket.on('data', (chunk: Buffer) => {
-        let offset = 0;
-        while (offset < chunk.length) {
-          if (bodyLeft < 0) {
-            // Reading a head: it is small, so appending text is cheap.
-            const text = chunk.toString('latin1', offset);
-            const end = (head + text).indexOf('\r\n\r\n');
-            if (end < 0) {
-              head += text;
-              return;
-            }
-            const full = (head + text).slice(0, end);
-            offset += end + 4 - head.length;
-            head = '';
-            const length = Number(/\r\ncontent-length: *(\d+)/i.exec(full)?.[1] ?? NaN);
-            if (!full.startsWith('HTTP/1.1 200') || !Number.isFinite(length))
-              return finish(new Error(`unexpected response: ${full.split('\r\n')[0]}`));
-            bodyLeft = length;
-          }
-          const take = Math.min(bodyLeft, chunk.length - offset);
-          bodyLeft -= take;
-          offset += take;
-          if (bodyLeft === 0) {
-            bodyLeft = -1;
-            if (++done === total) return finish();
-            send(socket);
-          }
-        }
-      });
-      send(socket);
-    }
-  });
-}
-
 async function listen(server: Server): Promise<number> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return (server.address() as AddressInfo).port;
-}
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {

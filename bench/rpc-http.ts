@@ -21,12 +21,14 @@
  * Run: node --import tsx bench/rpc-http.ts
  */
 import { createServer, type Server } from 'node:http';
-import { connect, type AddressInfo } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import { silentLogger } from '../packages/csd/src/rpc/logger.ts';
 import { RpcRegistry } from '../packages/csd/src/rpc/registry.ts';
 import { RpcHttpServer } from '../packages/csd/src/rpc/server.ts';
+import { driveKeepAlive } from './lib/keep-alive.ts';
+import { median } from './lib/stats.ts';
 
 export interface BenchRpcHttpOptions {
   /** Registers `getblockchaininfo` (and whatever it needs); default: a method returning a fixed regtest summary. */
@@ -162,12 +164,6 @@ async function listen(server: Server): Promise<number> {
   return (server.address() as AddressInfo).port;
 }
 
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-}
-
 /** The client loop in a worker thread; it loads this file through tsx, which workers do not inherit. */
 function startWorkerClient(): Client {
   const boot = `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then((m) => { m.register(); return import(${JSON.stringify(import.meta.url)}); })`;
@@ -191,46 +187,8 @@ function startWorkerClient(): Client {
   };
 }
 
-/** `total` requests over `connections` keep-alive sockets, one outstanding per socket; resolves with the elapsed ms. */
 function drive(job: Drive): Promise<number> {
-  const request = Buffer.from(job.request);
-  return new Promise((resolve, reject) => {
-    let sent = 0;
-    let done = 0;
-    const started = performance.now();
-    const sockets = Array.from({ length: job.connections }, () => connect(job.port, '127.0.0.1'));
-    const finish = (error?: Error) => {
-      for (const s of sockets) s.destroy();
-      if (error) reject(error);
-      else resolve(performance.now() - started);
-    };
-    for (const socket of sockets) {
-      socket.setNoDelay(true);
-      let pending: Buffer = Buffer.alloc(0);
-      socket.on('error', finish);
-      socket.on('data', (chunk: Buffer) => {
-        pending = pending.length === 0 ? chunk : Buffer.concat([pending, chunk]);
-        for (;;) {
-          const headerEnd = pending.indexOf('\r\n\r\n');
-          if (headerEnd < 0) return;
-          const head = pending.toString('latin1', 0, headerEnd);
-          const length = Number(/\r\ncontent-length: *(\d+)/i.exec(head)?.[1] ?? NaN);
-          if (!head.startsWith('HTTP/1.1 200') || !Number.isFinite(length)) return finish(new Error(`unexpected response: ${head.split('\r\n')[0]}`));
-          if (pending.length < headerEnd + 4 + length) return;
-          pending = pending.subarray(headerEnd + 4 + length);
-          if (++done === job.total) return finish();
-          if (sent < job.total) {
-            sent++;
-            socket.write(request);
-          }
-        }
-      });
-      if (sent < job.total) {
-        sent++;
-        socket.write(request);
-      }
-    }
-  });
+  return driveKeepAlive(job.port, Buffer.from(job.request), job.total, job.connections);
 }
 
 if (!isMainThread && (workerData as { role?: string } | null)?.role === WORKER_ROLE) {

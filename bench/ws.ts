@@ -10,13 +10,12 @@ import { AllowList } from '../packages/csd/src/rpc/allowip.ts';
 import { WsNotifier } from '../packages/csd/src/ws/notifier.ts';
 import { WsServer } from '../packages/csd/src/ws/server.ts';
 import { nextBlock, openHarness } from '../packages/csd/test/chain-harness.ts';
+import { median } from './lib/stats.ts';
 
 const SUBSCRIBERS = 1000;
 const ROUNDS = 25;
 /** Connections opened at once: stays under the listen backlog (511). */
 const CONNECT_BATCH = 100;
-
-const median = (xs: readonly number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 const h = await openHarness();
 const log = pino({ level: 'silent' });

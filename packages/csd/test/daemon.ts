@@ -61,6 +61,8 @@ export interface DaemonOptions {
 export class Daemon {
   readonly datadir: string;
   rpcPort = 0;
+  /** Peer-to-peer port, on 127.0.0.1 only: tests never listen beyond loopback. */
+  p2pPort = 0;
   proc: ChildProcess | null = null;
   stdout = '';
   stderr = '';
@@ -90,7 +92,16 @@ export class Daemon {
   /** The command-line flags this daemon runs with (without extra args). */
   baseArgs(): string[] {
     const auth = this.opts.cookie ? [] : [`-rpcuser=${this.user}`, `-rpcpassword=${this.password}`];
-    return ['-regtest', `-datadir=${this.datadir}`, `-rpcport=${this.rpcPort}`, ...auth, `-printtoconsole=${this.opts.console ? 1 : 0}`];
+    return [
+      '-regtest',
+      `-datadir=${this.datadir}`,
+      `-rpcport=${this.rpcPort}`,
+      // Set by launch(); callers that spawn csd themselves with these flags never get that far.
+      ...(this.p2pPort ? [`-port=${this.p2pPort}`] : []),
+      '-bind=127.0.0.1',
+      ...auth,
+      `-printtoconsole=${this.opts.console ? 1 : 0}`,
+    ];
   }
 
   /** user:password for Basic auth: the cookie file's content in cookie mode. */
@@ -102,6 +113,7 @@ export class Daemon {
   /** Starts csd without waiting for anything. */
   async launch(extraArgs: readonly string[] = []): Promise<ChildProcess> {
     if (!this.rpcPort) this.rpcPort = await freePort();
+    if (!this.p2pPort) this.p2pPort = await freePort();
     this.stdout = '';
     this.stderr = '';
     const proc = spawn(process.execPath, [CSD_BIN, ...this.baseArgs(), ...(this.opts.args ?? []), ...extraArgs], {

@@ -103,17 +103,21 @@ export function encodeError(id: StratumId, error: StratumError): string {
 
 /**
  * Splits a byte stream into lines. Returns the complete lines and keeps the rest; a pending
- * line longer than MAX_LINE_BYTES throws, since no honest client sends one.
+ * line longer than `maxLineBytes` (MAX_LINE_BYTES unless the connection speaks OPoI) throws,
+ * since no honest peer sends one.
  */
 export class LineSplitter {
   private pending = '';
+
+  constructor(public maxLineBytes = MAX_LINE_BYTES) {}
 
   push(chunk: string): string[] {
     const text = this.pending + chunk;
     const lines = text.split('\n');
     this.pending = lines.pop()!;
-    if (this.pending.length > MAX_LINE_BYTES) throw new StratumProtocolError(`line longer than ${MAX_LINE_BYTES} bytes`);
-    for (const line of lines) if (line.length > MAX_LINE_BYTES) throw new StratumProtocolError(`line longer than ${MAX_LINE_BYTES} bytes`);
+    const max = this.maxLineBytes;
+    if (this.pending.length > max) throw new StratumProtocolError(`line longer than ${max} bytes`);
+    for (const line of lines) if (line.length > max) throw new StratumProtocolError(`line longer than ${max} bytes`);
     return lines.map((l) => (l.endsWith('\r') ? l.slice(0, -1) : l)).filter((l) => l.trim() !== '');
   }
 }

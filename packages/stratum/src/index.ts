@@ -8,4 +8,5 @@ export * from './methods.ts';
 export * from './job.ts';
 export * from './share.ts';
 export * from './target.ts';
+export * from './miner.ts';
 export * from './opoi.ts';

@@ -3,10 +3,11 @@
  * Equihash, then the hash against the share target. Every rejection is a StratumError with ZIP
  * 301's code; a stale job (21) is the caller's lookup, since only it knows the live jobs.
  */
-import { HEADER_INPUT_BYTES, Writer, checkHeaderSolution, fromHex, hashToBigInt, sha256d, solutionSize } from '@cs/consensus';
+import { Writer, checkHeaderSolution, fromHex, hashToBigInt, solutionSize } from '@cs/consensus';
 import { StratumError, StratumErrorCode } from './codec.ts';
 import { headerPrefix, type Job } from './job.ts';
 import type { SubmitParams } from './methods.ts';
+import { shareHash } from './miner.ts';
 
 export interface ShareContext {
   readonly job: Job;
@@ -63,7 +64,7 @@ export function validateShare(ctx: ShareContext): ValidShare {
   const header = headerPrefix(job.headerInput, time, nonce1, fromHex(submit.nonce2));
   const solution = fromHex(submit.solution.slice(prefix.length));
   if (checkHeaderSolution(job.equihash, header, solution) !== 'ok') throw new StratumError(StratumErrorCode.OTHER, 'invalid solution');
-  const hash = sha256d(new Writer(HEADER_INPUT_BYTES + 32 + 3 + size).bytes(header).varBytes(solution).finish());
+  const hash = shareHash(header, solution);
   const value = hashToBigInt(hash);
   let target = ctx.target;
   if (value > target) {

@@ -12,8 +12,13 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** The 16 bytes of a UUID written 8-4-4-4-12 (any case); a DecodeError for anything else. */
 export function requestIdFromUuid(text: string): Uint8Array {
+  return Uint8Array.from(Buffer.from(requestIdHexFromUuid(text), 'hex'));
+}
+
+/** The 32 lower-case hex digits of a UUID written 8-4-4-4-12 (any case), as records key requests. */
+export function requestIdHexFromUuid(text: string): string {
   if (!UUID.test(text)) throw new DecodeError('invalid', 'request_id must be a UUID (8-4-4-4-12 hex digits)');
-  return Uint8Array.from(Buffer.from(text.replaceAll('-', ''), 'hex'));
+  return text.replaceAll('-', '').toLowerCase();
 }
 
 /** Lower-case 8-4-4-4-12 text of a 16-byte request id. */

@@ -5,12 +5,12 @@
  * request, so a spend is recognised from the coin alone.
  */
 import { Op } from '../script/opcodes.ts';
-import { OPOI_MAGIC } from './payload.ts';
+import { OPOI_MAGIC, REQUEST_ID_BYTES } from './payload.ts';
 
 export const ESCROW_SCRIPT_LENGTH = 23;
 
 export function escrowScript(requestId: Uint8Array): Uint8Array {
-  if (requestId.length !== 16) throw new RangeError('request id must be 16 bytes');
+  if (requestId.length !== REQUEST_ID_BYTES) throw new RangeError(`request id must be ${REQUEST_ID_BYTES} bytes`);
   const s = new Uint8Array(ESCROW_SCRIPT_LENGTH);
   s[0] = 20;
   s.set(OPOI_MAGIC, 1);

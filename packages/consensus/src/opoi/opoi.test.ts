@@ -5,7 +5,7 @@ import { hashToHex, toHex } from '../encoding/hex.ts';
 import { REGTEST } from '../params/networks.ts';
 import { Transaction, type TxOut } from '../primitives/tx.ts';
 import { ValidationError } from '../validation/errors.ts';
-import { actorKey, actorScript } from './actor.ts';
+import { actorKey, actorScript, paysActor } from './actor.ts';
 import { commitmentHash, drawWinner, escrowAmount, requestIdFromUuid, requestIdToUuid } from './commitment.ts';
 import { escrowRequestId, escrowScript } from './escrow.ts';
 import { ActorType, OpoiKind, type OpoiPayload, decodeOpoiPayload, encodeOpoiPayload, opoiPayloadBytes, opoiPayloadScript } from './payload.ts';
@@ -144,6 +144,46 @@ test('records encode deterministically, bigints included, and decode to equal va
   };
   assert.deepEqual(decodeRecord<StakeRecord>(encodeRecord(s)), s);
   assert.deepEqual(encodeRecord(decodeRecord(encodeRecord(s))), encodeRecord(s));
+  const r: RequestRecord = {
+    id: 'ab'.repeat(16),
+    txid: 'cd'.repeat(32),
+    height: 7,
+    requester: actorKey(minerB),
+    model: 'a "quoted" model\\ ünïcode',
+    promptHash: 'ef'.repeat(32),
+    maxTokens: 100,
+    payment: 200_000n,
+    feePerToken: 1_000n,
+    promptTokenCount: 3,
+    taskType: 0,
+    taskClass: 'text\n',
+    escrowValue: 300_000n,
+    status: 'FULFILLED',
+    firstCommitHeight: 8,
+    commits: 2,
+    reveals: 1,
+    winner: actorKey(minerA),
+    winnerTokens: 9,
+    resolvedHeight: 12,
+    payoutTxid: null,
+    payoutHeight: null,
+  };
+  const c: CommitRecord = {
+    requestId: r.id,
+    miner: actorKey(minerA),
+    commitment: '01'.repeat(32),
+    txid: '02'.repeat(32),
+    height: 8,
+    reveal: { responseHash: '03'.repeat(32), tokenCount: 9, salt: '04'.repeat(32), txid: '05'.repeat(32), height: 11 },
+  };
+  // The hand-written encoders give exactly JSON.stringify's bytes (bigints as {"$n"}), so stored
+  // records and state digests do not depend on which of the two wrote them.
+  const stringified = (x: object) =>
+    Buffer.from(JSON.stringify(x, (_k, v: unknown) => (typeof v === 'bigint' ? { $n: v.toString() } : v))).toString();
+  for (const x of [s, r, c, { ...c, reveal: null }]) {
+    assert.equal(encodeRecord(x).toString(), stringified(x), 'encodeRecord matches JSON.stringify');
+    assert.deepEqual(decodeRecord(encodeRecord(x)), x, 'a record decodes to itself');
+  }
 });
 
 test('a whole lifecycle by the rules: stake, request, commits, reveals, resolution, payout', () => {
@@ -294,4 +334,23 @@ test('stakes: suspension, unstake, and collateral locked until the cooldown ends
     events.map((e) => e.type),
     ['released'],
   );
+});
+
+test('paysActor recognises exactly the actor’s own script', () => {
+  const hash = new Uint8Array(20).fill(7);
+  const other = new Uint8Array(20).fill(8);
+  for (const type of [ActorType.P2WPKH, ActorType.P2PKH]) {
+    const actor = { type, hash };
+    const own = actorScript(actor);
+    assert.equal(paysActor(own, actor), true, `its own ${type} script`);
+    assert.equal(paysActor(actorScript({ type, hash: other }), actor), false, 'another key');
+    const otherType = type === ActorType.P2WPKH ? ActorType.P2PKH : ActorType.P2WPKH;
+    assert.equal(paysActor(actorScript({ type: otherType, hash }), actor), false, 'the same key, the other script type');
+    for (let i = 0; i < own.length; i++) {
+      const changed = Uint8Array.from(own);
+      changed[i] ^= 1;
+      assert.equal(paysActor(changed, actor), false, `byte ${i} changed`);
+    }
+    assert.equal(paysActor(own.subarray(0, own.length - 1), actor), false, 'truncated');
+  }
 });

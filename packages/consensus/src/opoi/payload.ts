@@ -45,6 +45,9 @@ export enum ActorType {
   P2PKH = 1,
 }
 
+/** A request id is a UUID's 16 bytes. */
+export const REQUEST_ID_BYTES = 16;
+
 export const TASK_OPEN = 0;
 export const TASK_VERIFIABLE = 1;
 
@@ -178,7 +181,7 @@ export function decodeOpoiPayload(bytes: Uint8Array): OpoiPayload {
   let p: OpoiPayload;
   switch (kind) {
     case OpoiKind.REQUEST: {
-      const requestId = r.bytes(16, 'request id');
+      const requestId = r.bytes(REQUEST_ID_BYTES, 'request id');
       const requester = readActor(r);
       const promptHash = r.bytes(32, 'prompt hash');
       const maxTokens = r.u32le();
@@ -192,12 +195,12 @@ export function decodeOpoiPayload(bytes: Uint8Array): OpoiPayload {
       break;
     }
     case OpoiKind.COMMIT:
-      p = { kind, requestId: r.bytes(16, 'request id'), miner: readActor(r), commitment: r.bytes(32, 'commitment') };
+      p = { kind, requestId: r.bytes(REQUEST_ID_BYTES, 'request id'), miner: readActor(r), commitment: r.bytes(32, 'commitment') };
       break;
     case OpoiKind.REVEAL:
       p = {
         kind,
-        requestId: r.bytes(16, 'request id'),
+        requestId: r.bytes(REQUEST_ID_BYTES, 'request id'),
         miner: readActor(r),
         responseHash: r.bytes(32, 'response hash'),
         tokenCount: r.u32le(),

@@ -15,7 +15,7 @@ import { ScriptReader } from '../script/script.ts';
 import { SIGHASH_ALL } from '../script/sighash.ts';
 import { ValidationError } from '../validation/errors.ts';
 import { moneyRange } from '../validation/limits.ts';
-import { actorKey, actorScript } from './actor.ts';
+import { actorKey, actorScript, paysActor } from './actor.ts';
 import { commitmentHash, drawWinner, escrowAmount, minimumPaymentFloor, winnerAmount } from './commitment.ts';
 import { escrowRequestId, escrowScript } from './escrow.ts';
 import {
@@ -90,9 +90,8 @@ function signsAll(input: TxIn, type: ActorType): boolean {
 
 /** The acting address must sign one of the inputs, spending its own coin, with SIGHASH_ALL. */
 function requireSignedBy(tx: Transaction, spent: readonly TxOut[], actor: Actor): void {
-  const script = actorScript(actor);
   for (let i = 0; i < tx.inputs.length; i++) {
-    if (bytesEqual(spent[i].scriptPubKey, script) && signsAll(tx.inputs[i], actor.type)) return;
+    if (paysActor(spent[i].scriptPubKey, actor) && signsAll(tx.inputs[i], actor.type)) return;
   }
   throw bad('bad-opoi-unsigned', `no input of ${actorKey(actor)} signed with SIGHASH_ALL`);
 }
@@ -309,7 +308,7 @@ function applyStake(
   const miner = actorKey(s.miner);
   if (state.stake(miner)) throw bad('bad-opoi-stake-exists', `${miner} has a stake; spend its collateral after UNSTAKE first`);
   const out = tx.outputs[0];
-  if (!bytesEqual(out.scriptPubKey, actorScript(s.miner)) || out.value < p.minStake) {
+  if (!paysActor(out.scriptPubKey, s.miner) || out.value < p.minStake) {
     throw bad('bad-opoi-stake-collateral', `output 0 must pay at least ${p.minStake} to the staker`);
   }
   state.putStake({

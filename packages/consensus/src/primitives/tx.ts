@@ -49,7 +49,7 @@ export class Transaction implements TxData {
   readonly inputs: readonly TxIn[];
   readonly outputs: readonly TxOut[];
   readonly locktime: number;
-  private cache: { txid?: Uint8Array; wtxid?: Uint8Array; base?: Uint8Array; full?: Uint8Array } = {};
+  private cache: { txid?: Uint8Array; txidHex?: string; wtxid?: Uint8Array; base?: Uint8Array; full?: Uint8Array } = {};
 
   constructor(data: TxData) {
     this.version = data.version | 0;
@@ -132,7 +132,7 @@ export class Transaction implements TxData {
   }
 
   get txidHex(): string {
-    return hashToHex(this.txid);
+    return (this.cache.txidHex ??= hashToHex(this.txid));
   }
 
   get wtxidHex(): string {

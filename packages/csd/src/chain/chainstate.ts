@@ -72,6 +72,12 @@ export class Chain {
   private active: BlockIndexEntry[] = [];
   /** Entries with data that may become the tip: more work than the tip, not known invalid. */
   private readonly candidates = new Set<BlockIndexEntry>();
+  /**
+   * Entries whose block and every ancestor's block are stored (Core's nChainTx != 0): only these
+   * can be connected. Blocks downloaded out of order wait in `unlinked` under their parent.
+   */
+  private readonly linked = new Set<BlockIndexEntry>();
+  private readonly unlinked = new Map<BlockIndexEntry, BlockIndexEntry[]>();
   private sequence = 0;
   private queue: Promise<unknown> = Promise.resolve();
   /** Why the most recent connect of a block failed (for the submitter's answer). */
@@ -124,7 +130,11 @@ export class Chain {
       const tip = tipHash ? this.byHash.get(hashToHex(tipHash)) : genesis;
       this.setActive(tip ?? genesis);
     }
-    for (const e of this.byHash.values()) this.considerCandidate(e);
+    // In height order (the map's insertion order), so parents are linked before their children.
+    for (const e of this.byHash.values()) {
+      if (e.hasData()) this.linkData(e);
+      this.considerCandidate(e);
+    }
     this.log.info({ height: this.tip.height, hash: this.tip.hashHex, blocks: this.byHash.size }, 'block index loaded');
     await this.enqueue(() => this.activateBestChain());
   }
@@ -153,6 +163,8 @@ export class Chain {
     this.opoi.reload();
     this.byHash.clear();
     this.candidates.clear();
+    this.linked.clear();
+    this.unlinked.clear();
     this.active = [];
     this.initGenesis();
     const total = headers.size;
@@ -204,6 +216,7 @@ export class Chain {
       this.db.putMeta(TIP_KEY, Buffer.from(e.hash));
     });
     this.byHash.set(e.hashHex, e);
+    this.linked.add(e);
     this.active = [e];
   }
 
@@ -323,6 +336,88 @@ export class Chain {
     return tips.sort((a, b) => b.entry.height - a.entry.height);
   }
 
+  // ---- for peer-to-peer sync ----
+
+  /** Whether `e`'s block and all its ancestors' blocks are stored, so it can be connected. */
+  hasChainData(e: BlockIndexEntry): boolean {
+    return this.linked.has(e);
+  }
+
+  /**
+   * A block locator (Core's GetLocator): the hashes of `from` and its ancestors, dense for the
+   * last ten, then doubling the step back to genesis.
+   */
+  locator(from: BlockIndexEntry = this.tip): Uint8Array[] {
+    const hashes: Uint8Array[] = [];
+    let step = 1;
+    for (let e: BlockIndexEntry | null = from; e; ) {
+      hashes.push(e.hash);
+      if (e.height === 0) break;
+      const height = Math.max(0, e.height - step);
+      e = this.contains(e) ? this.active[height] : e.ancestor(height);
+      if (hashes.length > 10) step *= 2;
+    }
+    return hashes;
+  }
+
+  /** The first locator hash on the active chain, or genesis (Core's FindForkInGlobalIndex). */
+  findLocatorFork(locator: readonly Uint8Array[]): BlockIndexEntry {
+    for (const hash of locator) {
+      const e = this.byHash.get(hashToHex(hash));
+      if (e && this.contains(e)) return e;
+    }
+    return this.active[0];
+  }
+
+  /**
+   * Headers from a peer (Core's ProcessNewBlockHeaders): each is checked as a block's header is
+   * (proof of work, known valid parent, difficulty, time) and stored as a header-only entry, so
+   * its block can be downloaded. Stops at the first failure; the headers before it stay.
+   */
+  acceptHeaders(headers: readonly BlockHeader[]): { readonly last: BlockIndexEntry | null; readonly error: ValidationError | null } {
+    const added: BlockIndexEntry[] = [];
+    let last: BlockIndexEntry | null = null;
+    let error: ValidationError | null = null;
+    for (const header of headers) {
+      const known = this.byHash.get(header.hashHex);
+      if (known) {
+        if (known.isFailed()) {
+          error = new ValidationError('duplicate-invalid', `header ${header.hashHex} is of a block known to be invalid`);
+          break;
+        }
+        last = known;
+        continue;
+      }
+      try {
+        checkBlockHeader(header, this.params);
+        const prev = this.byHash.get(hashToHex(header.prevHash));
+        if (!prev) throw new ValidationError('prev-blk-not-found', 'previous block is unknown');
+        if (prev.isFailed()) throw new ValidationError('bad-prevblk', 'previous block is invalid');
+        contextualCheckBlockHeader(
+          header,
+          { expectedBits: this.nextWorkRequired(prev), medianTimePast: prev.medianTimePast(), now: this.now() },
+          this.params,
+        );
+        const entry = BlockIndexEntry.child(header, prev, this.sequence++);
+        entry.status = BlockStatus.VALID_HEADER;
+        this.byHash.set(entry.hashHex, entry);
+        this.considerCandidate(entry);
+        added.push(entry);
+        last = entry;
+      } catch (e) {
+        if (!(e instanceof ValidationError)) throw e;
+        error = e;
+        break;
+      }
+    }
+    if (added.length > 0) {
+      this.db.write(() => {
+        for (const e of added) this.db.tables.index.put(Buffer.from(e.hash), e.encode());
+      });
+    }
+    return { last, error };
+  }
+
   // ---- mutations ----
 
   /** Runs `fn` after every earlier mutation has finished (one writer at a time). */
@@ -399,13 +494,35 @@ export class Chain {
       this.db.tables.index.put(Buffer.from(entry.hash), entry.encode());
     });
     this.byHash.set(entry.hashHex, entry);
+    this.linkData(entry);
     this.considerCandidate(entry);
     return entry;
   }
 
+  /** Records that `e`'s block is stored, and links the waiting descendants it completes. */
+  private linkData(e: BlockIndexEntry): void {
+    if (e.prev && !this.linked.has(e.prev)) {
+      const waiting = this.unlinked.get(e.prev);
+      if (waiting) waiting.push(e);
+      else this.unlinked.set(e.prev, [e]);
+      return;
+    }
+    const stack = [e];
+    while (stack.length > 0) {
+      const next = stack.pop()!;
+      this.linked.add(next);
+      this.considerCandidate(next);
+      const children = this.unlinked.get(next);
+      if (children) {
+        this.unlinked.delete(next);
+        stack.push(...children);
+      }
+    }
+  }
+
   private considerCandidate(e: BlockIndexEntry): void {
     if (this.bestHeaderEntry && !e.isFailed() && betterTip(e, this.bestHeaderEntry)) this.bestHeaderEntry = e;
-    if (e.hasData() && !e.isFailed() && betterTip(e, this.tip)) this.candidates.add(e);
+    if (this.linked.has(e) && !e.isFailed() && betterTip(e, this.tip)) this.candidates.add(e);
   }
 
   private bestCandidate(): BlockIndexEntry | undefined {

@@ -55,6 +55,12 @@ export const CLI_OPTIONS = {
       'Generate blocks: getnewaddress, then generatetoaddress to it. Optional arguments: the number of blocks (default 1) and maxtries (default 1000000). Example: cs-cli -generate 4 1000',
     default: false,
   }),
+  netinfo: flag({
+    category: 'general',
+    description:
+      'Get network peer connection information from the node: counts by direction and network; an optional level 1-4 also lists each peer. Example: cs-cli -netinfo 1',
+    default: false,
+  }),
   rpcpassword: text({
     category: 'rpc',
     arg: '<pw>',

@@ -11,6 +11,8 @@ const TITLES: Readonly<Record<OptionCategory, string>> = {
   mining: 'Block creation options:',
   wallet: 'Wallet options:',
   debug: 'Debugging/Testing options:',
+  // cs-miner's OPoI worker.
+  inference: 'Inference (OPoI worker) options:',
 };
 
 // Core's layout: the option indented 2, its text indented 7 and wrapped before column 79.

@@ -9,7 +9,7 @@ import { formatAmount, parseAmount } from './amount.ts';
 export type OptionKind = 'bool' | 'int' | 'string' | 'list' | 'amount';
 
 /** Groups for -help and docs/configuration.md. */
-export type OptionCategory = 'general' | 'chain' | 'connection' | 'rpc' | 'zmq' | 'relay' | 'mining' | 'wallet' | 'debug';
+export type OptionCategory = 'general' | 'chain' | 'connection' | 'rpc' | 'zmq' | 'relay' | 'mining' | 'wallet' | 'debug' | 'inference';
 
 /**
  * Where an option may be given. 'top': the command line or the top of cs.conf, never inside a

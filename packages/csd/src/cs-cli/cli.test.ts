@@ -350,3 +350,22 @@ test("a port in both -rpcconnect and -rpcport: -rpcport is used, with bitcoin-cl
   const quiet = await cli([`-rpcconnect=127.0.0.1`, `-rpcport=${server.port}`, '-rpcpassword=x', 'getblockcount']);
   assert.equal(quiet.stderr, '');
 });
+
+test('-netinfo prints the peer dashboard from getnetworkinfo and getpeerinfo; a level lists each peer', async () => {
+  const network = '{"subversion":"/csd:0.1.0/","protocolversion":70016,"localaddresses":[{"address":"127.0.0.1","port":36125}]}';
+  const now = Math.floor(Date.now() / 1000);
+  const peers = `[{"id":3,"addr":"127.0.0.1:5000","network":"ipv4","inbound":true,"connection_type":"inbound","pingtime":0.01,"minping":0.005,"lastsend":${now},"lastrecv":${now},"conntime":${now - 120},"version":70016,"subver":"/csd:0.1.0/"},{"id":4,"addr":"[::1]:36125","network":"ipv6","inbound":false,"connection_type":"manual","lastsend":${now},"lastrecv":${now},"conntime":${now},"version":70016,"subver":"/csd:0.1.0/"}]`;
+  const server = await rpcServer((seen) => (JSON.parse(seen.body).method === 'getnetworkinfo' ? result(network) : result(peers)));
+  const summary = await cli([`-rpcport=${server.port}`, '-rpcpassword=x', '-netinfo']);
+  assert.equal(summary.code, 0);
+  assert.match(summary.stdout, /^cs client \/csd:0\.1\.0\/ - server 70016\/csd:0\.1\.0\//);
+  assert.match(summary.stdout, /\nin\s+1\s+0\s+1\nout\s+0\s+1\s+1\ntotal\s+1\s+1\s+2\n/);
+  assert.match(summary.stdout, /Local addresses: 127\.0\.0\.1:36125/);
+  assert.doesNotMatch(summary.stdout, /127\.0\.0\.1:5000/);
+  const listed = await cli([`-rpcport=${server.port}`, '-rpcpassword=x', '-netinfo', '1']);
+  // Seconds since send/receive and minutes connected depend on when the client ran: any number.
+  assert.match(listed.stdout, /in\s+ipv4\s+5\s+10\s+\d+\s+\d+\s+\d+\s+3\s+127\.0\.0\.1:5000\s+70016\/csd:0\.1\.0\//);
+  assert.match(listed.stdout, /out\s+manual\s+ipv6/);
+  const bad = await cli([`-rpcport=${server.port}`, '-rpcpassword=x', '-netinfo', '9']);
+  assert.deepEqual(bad, { code: 1, stdout: '', stderr: 'error: invalid -netinfo level 9: expected 0 to 4\n' });
+});

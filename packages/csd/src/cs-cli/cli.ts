@@ -16,6 +16,7 @@ import { credentialsReader, rpcEndpoint } from './connection.ts';
 import { convertNamed, convertPositional } from './convert.ts';
 import { CliError } from './errors.ts';
 import { jsonArray, jsonObject, jsonString, member, writeJson, type JsonValue } from './json.ts';
+import { netinfo } from './netinfo.ts';
 import { renderReply, type Outcome } from './output.ts';
 import { readStdin } from './stdin.ts';
 
@@ -92,6 +93,8 @@ async function send(settings: Settings<typeof CLI_OPTIONS>, stdin: Readable): Pr
   const warned = (outcome: Outcome): Outcome => (endpoint.warning ? { ...outcome, stderr: endpoint.warning + outcome.stderr } : outcome);
   // With -generate the arguments are nblocks and maxtries; there is no command.
   if (values.generate) return warned(renderReply(await generate(method === undefined ? args : [method, ...args], call)));
+  // With -netinfo the only argument is the level.
+  if (values.netinfo) return warned(renderReply(await netinfo(method === undefined ? args : [method, ...args], call)));
   if (method === undefined) throw new CliError('too few parameters (need at least command)');
   const params = values.named ? convertNamed(method, args) : convertPositional(method, args);
   return warned(renderReply(await call(method, params)));

@@ -65,6 +65,11 @@ abstract class Family<L extends string, S> implements Metric {
     return entry.series;
   }
 
+  /** Drops the series with these label values (a peer that disconnected). */
+  remove(labels: Labels<L>): void {
+    this.#series.delete(this.#labelNames.map((name) => labels[name]).join('\u0000'));
+  }
+
   render(): string {
     let text = `# HELP ${this.name} ${escapeHelp(this.help)}\n# TYPE ${this.name} ${this.type}\n`;
     // A metric without labels has exactly one series; show it at zero before its first update.

@@ -7,6 +7,7 @@ import type { AddressIndex } from '../indexes/address-index.ts';
 import type { TransactionIndex } from '../indexes/tx-index.ts';
 import type { Mempool } from '../mempool/mempool.ts';
 import type { OpoiContentStore } from '../opoi/content.ts';
+import type { Network } from '../p2p/network.ts';
 import type { Wallet } from '../wallet/wallet.ts';
 import type { NodeClock } from './clock.ts';
 
@@ -30,4 +31,6 @@ export interface NodeContext {
   readonly opoiContent: OpoiContentStore;
   /** The node's wallet; absent with -disablewallet. */
   readonly wallet?: Wallet;
+  /** The peer-to-peer network (started last, once everything it serves is loaded). */
+  readonly network?: Network;
 }

@@ -1,6 +1,7 @@
 import { registerOpoiMethods } from '../opoi/rpc.ts';
 import { registerBlockchainMethods } from '../rpc/methods/blockchain.ts';
 import { registerMiningMethods } from '../rpc/methods/mining.ts';
+import { registerNetworkMethods } from '../rpc/methods/network.ts';
 import { registerRawTransactionMethods } from '../rpc/methods/rawtransactions.ts';
 import { registerUtilMethods } from '../rpc/methods/util.ts';
 import { registerWalletMethods } from '../rpc/methods/wallet.ts';
@@ -17,4 +18,5 @@ export function registerNodeMethods(registry: RpcRegistry, ctx: NodeContext): vo
   registerWalletMethods(registry, ctx);
   registerZmqMethods(registry, ctx);
   registerOpoiMethods(registry, ctx);
+  if (ctx.network) registerNetworkMethods(registry, ctx, ctx.network);
 }

@@ -10,6 +10,9 @@ import { removeCookie, writeCookie, type RpcCredentials } from '../datadir/cooki
 import { FeeEstimator } from '../fees/estimator.ts';
 import { closeIndexes, openIndexes, startIndexes } from '../indexes/node-indexes.ts';
 import { Mempool } from '../mempool/mempool.ts';
+import { registerNetworkMetrics } from '../p2p/metrics.ts';
+import { Network } from '../p2p/network.ts';
+import { contentStoreSink, relayPublishedContent } from '../p2p/opoi-content.ts';
 import { registerRest } from '../rest/handler.ts';
 import { AllowList } from '../rpc/allowip.ts';
 import { registerControlMethods } from '../rpc/methods/control.ts';
@@ -107,15 +110,40 @@ export class Node {
       ? undefined
       : Wallet.open({ db, chain, mempool, feeEstimator, params: config.network, now: clock.now, log, fallbackFee: o.fallbackfee });
     const opoiContent = new OpoiContentStore(db, chain.opoi, (event, err) => log.error({ event, err }, 'OPoI content listener failed'));
-    const ctx: NodeContext = { config, params: config.network, chain, mempool, feeEstimator, clock, log, ...indexes, opoiContent, wallet };
+    const network = new Network({
+      chain,
+      mempool,
+      params: config.network,
+      log,
+      now: clock.now,
+      dataDir: config.paths.networkDir,
+      opoi: contentStoreSink(opoiContent),
+      options: {
+        // Core: -connect turns listening off unless -listen is given.
+        listen: config.isSet('listen') || o.connect.length === 0 ? o.listen : false,
+        port: o.port,
+        bind: o.bind,
+        connect: o.connect,
+        addnode: o.addnode,
+        seednode: o.seednode,
+        maxconnections: o.maxconnections,
+        whitelist: o.whitelist,
+        peertimeout: o.peertimeout,
+        bantime: o.bantime,
+      },
+    });
+    relayPublishedContent(opoiContent, network);
+    const ctx: NodeContext = { config, params: config.network, chain, mempool, feeEstimator, clock, log, ...indexes, opoiContent, wallet, network };
 
     const registry = new RpcRegistry(new Warmup('Loading block index...'));
     registerChainMetrics(registry.metrics, chain);
+    const networkMetrics = registerNetworkMetrics(registry.metrics, network);
     registerControlMethods(registry, { shutdown: requestShutdown, startedAt });
     registerNodeMethods(registry, ctx);
     const rpc = o.server ? await startRpc(config, registry, log) : null;
     if (rpc && o.rest) registerRest(rpc, registry, ctx, o.restratelimit);
     const node = new Node(ctx, db, rpc, registry);
+    node.timers.push(networkMetrics);
     node.cookieWritten = rpc !== null && !o.rpcpassword && config.paths.cookieFile !== null;
     try {
       await node.load(interrupt);
@@ -160,6 +188,8 @@ export class Node {
       await wallet.start();
       checkpoint();
     }
+    // Peers last, as Core's StartNode: everything they ask about is loaded.
+    await ctx.network?.start();
     registry.warmup.finish();
     this.timers.push(setInterval(() => mempool.limitSize(), MEMPOOL_TRIM_MS).unref());
     this.timers.push(setInterval(() => void this.saveFeeEstimates(), FEE_ESTIMATES_SAVE_MS).unref());
@@ -196,6 +226,7 @@ export class Node {
     const { ctx } = this;
     ctx.log.info('shutdown: in progress');
     for (const t of this.timers) clearInterval(t);
+    await ctx.network?.stop();
     await this.rpc?.close();
     await this.ws?.close();
     this.zmq?.close();

@@ -68,8 +68,8 @@ export interface RequestJsonContext {
   readonly params: ChainParams;
   /** Height of the active tip. */
   readonly height: number;
-  /** Hash of the active block at a height (the request's block). */
-  readonly blockHash: (height: number) => string | undefined;
+  /** Hash of the request's block on the active chain. */
+  readonly blockHash: string | undefined;
   /** An unconfirmed payout of the request, if one is in the mempool. */
   readonly pendingPayout?: string;
 }
@@ -93,7 +93,7 @@ export function requestToJson(r: RequestRecord, commits: readonly CommitRecord[]
     task_class: r.taskClass,
     prompt_token_count: r.promptTokenCount,
     block_height: r.height,
-    block_hash: ctx.blockHash(r.height) ?? null,
+    block_hash: ctx.blockHash ?? null,
     confirmations: ctx.height - r.height + 1,
     tx_hash: r.txid,
     escrow: { txid: r.txid, vout: 0, amount: amountToJson(r.escrowValue) },
@@ -124,13 +124,15 @@ export function nodeRequestToJson(r: RequestRecord, { chain, mempool, params }: 
   return requestToJson(r, chain.opoi.commitsOf(r.id), {
     params,
     height: chain.height,
-    blockHash: (h) => chain.atHeight(h)?.hashHex,
+    blockHash: chain.atHeight(r.height)?.hashHex,
     pendingPayout: pendingPayout(mempool, r),
   });
 }
 
 /** The escrow's spender in the mempool (an unconfirmed payout), if any. */
 export function pendingPayout(mempool: NodeContext['mempool'], r: RequestRecord): string | undefined {
+  // Most of the time nothing in the mempool spends anything of OPoI: no key to build.
+  if (mempool.size === 0) return undefined;
   return mempool.spender({ txid: hashFromHex(r.txid), vout: 0 })?.txid;
 }
 

@@ -18,7 +18,7 @@ import {
   fromHex,
   isValidModelName,
   minimumPaymentFloor,
-  requestIdFromUuid,
+  requestIdHexFromUuid,
   stakeStatus,
   toHex,
 } from '@cs/consensus';
@@ -48,7 +48,7 @@ function invalid(message: string): RpcError {
 /** 32 hex digits of a UUID argument, or -8 naming the field. */
 function parseRequestId(value: string): string {
   try {
-    return toHex(requestIdFromUuid(value));
+    return requestIdHexFromUuid(value);
   } catch (e) {
     if (e instanceof DecodeError) throw invalid(`request_id must be a UUID (8-4-4-4-12 hex digits), not '${value}'`);
     throw e;

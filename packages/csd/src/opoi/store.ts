@@ -178,16 +178,29 @@ export class OpoiStore {
     return new BlockOverlay(this);
   }
 
-  /** The OPoI rules over a block on the active tip; throws the rule's ValidationError. */
+  /**
+   * The OPoI rules over a block on the active tip; throws the rule's ValidationError. Records are
+   * encoded and the undo record built here, while the script threads still verify the block, so
+   * that the serial write after them only puts bytes.
+   */
   connectBlock(block: Block, spent: readonly (readonly TxOut[])[], height: number, blockHash: Uint8Array): OpoiBlockChanges {
     const overlay = this.overlay();
     const events = applyOpoiBlock(overlay, block, spent, height, blockHash, this.params);
-    return { events, write: (hash) => this.writeChanges(overlay.changes(), hash, events) };
+    const writes = overlay.changes();
+    // Most blocks carry no OPoI step: they keep no undo record (disconnectBlock reads none as no change).
+    if (writes.length === 0 && events.length === 0) return { events, write: () => {} };
+    const undo = this.undoRecord(writes, events);
+    return {
+      events,
+      write: (hash) => {
+        for (const w of writes) this.apply(w);
+        this.db.tables.opoiundo.put(Buffer.from(hash), undo);
+      },
+    };
   }
 
-  private writeChanges(writes: readonly Write[], blockHash: Uint8Array, events: readonly OpoiEvent[]): void {
-    // Most blocks carry no OPoI step: they keep no undo record (disconnectBlock reads none as no change).
-    if (writes.length === 0 && events.length === 0) return;
+  /** What the writes replace, newest last, then the block's events (for the reverse announcements). */
+  private undoRecord(writes: readonly Write[], events: readonly OpoiEvent[]): Buffer {
     const undo = new Writer(256).compactSize(writes.length);
     for (const w of writes) {
       const old = w.before !== undefined ? w.before : (this.raw(w.table, w.key) ?? null);
@@ -196,10 +209,9 @@ export class OpoiStore {
         .varBytes(w.key)
         .u8(old ? 1 : 0);
       if (old) undo.varBytes(old);
-      this.apply(w);
     }
     undo.varBytes(Buffer.from(JSON.stringify(events)));
-    this.db.tables.opoiundo.put(Buffer.from(blockHash), Buffer.from(undo.finish()));
+    return Buffer.from(undo.finish());
   }
 
   private apply(w: Write): void {
@@ -257,39 +269,39 @@ export class OpoiStore {
  * written; nothing reaches the database until the store writes changes().
  */
 export class BlockOverlay implements OpoiState {
-  /** table id + key (latin1) → the pending value: a record (request, commit, stake tables) or raw bytes; null deletes. */
+  /** table id + key (hex) → the pending value: a record (request, commit, stake tables) or raw bytes; null deletes. */
   private readonly writes = new Map<string, { table: TableId; key: Buffer; value: AnyRecord | Buffer | null }>();
-  /** table id + key (latin1) → what the store held, raw and decoded, for keys read so far. */
+  /** table id + key (hex) → what the store held, raw and decoded, for keys read so far. */
   private readonly reads = new Map<string, { raw: Buffer | null; record: AnyRecord | null }>();
+  /** Pending collateral writes: most blocks change none, and every input of a block asks. */
+  private collateralWrites = 0;
 
   constructor(private readonly store: OpoiStore) {}
 
-  private read(table: TableId, key: Buffer, id = table + key.toString('latin1')): { raw: Buffer | null; record: AnyRecord | null } {
-    let r = this.reads.get(id);
-    if (!r) {
-      const raw = this.store.raw(table, key) ?? null;
-      r = { raw, record: raw && table <= STAKE ? decodeRecord<AnyRecord>(raw) : null };
-      this.reads.set(id, r);
-    }
-    return r;
-  }
-
-  private record<T extends AnyRecord>(table: TableId, key: Buffer): T | undefined {
-    const id = table + key.toString('latin1');
+  /** Request, commit and stake records by their hex key, decoded once per block. */
+  private record<T extends AnyRecord>(table: TableId, hex: string): T | undefined {
+    const id = table + hex;
     const w = this.writes.get(id);
     if (w) return (w.value ?? undefined) as T | undefined;
-    return (this.read(table, key, id).record ?? undefined) as T | undefined;
+    let r = this.reads.get(id);
+    if (!r) {
+      const raw = this.store.raw(table, hexKey(hex)) ?? null;
+      r = { raw, record: raw ? decodeRecord<AnyRecord>(raw) : null };
+      this.reads.set(id, r);
+    }
+    return (r.record ?? undefined) as T | undefined;
   }
 
   private set(table: TableId, key: Buffer, value: AnyRecord | Buffer | null): void {
-    this.writes.set(table + key.toString('latin1'), { table, key, value });
+    if (table === COLLATERAL) this.collateralWrites++;
+    this.writes.set(table + key.toString('hex'), { table, key, value });
   }
 
   /** The records under a prefix (request, commit, stake tables), this overlay's writes laid over the store's. */
   private range<T extends AnyRecord>(table: TableId, prefix: Buffer): T[] {
     const merged = new Map<string, T | null>();
     for (const { key, value } of this.store.rawRange(table, prefix)) {
-      const id = table + key.toString('latin1');
+      const id = table + key.toString('hex');
       if (!this.reads.has(id)) this.reads.set(id, { raw: value, record: decodeRecord<AnyRecord>(value) });
       merged.set(id, this.reads.get(id)!.record as T);
     }
@@ -312,7 +324,7 @@ export class BlockOverlay implements OpoiState {
   }
 
   request(id: string): RequestRecord | undefined {
-    return this.record<RequestRecord>(REQUEST, hexKey(id));
+    return this.record<RequestRecord>(REQUEST, id);
   }
 
   putRequest(r: RequestRecord): void {
@@ -320,7 +332,7 @@ export class BlockOverlay implements OpoiState {
   }
 
   commit(requestId: string, miner: string): CommitRecord | undefined {
-    return this.record<CommitRecord>(COMMIT, hexKey(requestId + miner));
+    return this.record<CommitRecord>(COMMIT, requestId + miner);
   }
 
   commitsOf(requestId: string): CommitRecord[] {
@@ -332,7 +344,7 @@ export class BlockOverlay implements OpoiState {
   }
 
   stake(miner: string): StakeRecord | undefined {
-    return this.record<StakeRecord>(STAKE, hexKey(miner));
+    return this.record<StakeRecord>(STAKE, miner);
   }
 
   putStake(s: StakeRecord): void {
@@ -348,8 +360,8 @@ export class BlockOverlay implements OpoiState {
   }
 
   collateralOwner(txid: Uint8Array, vout: number): string | undefined {
-    if (this.writes.size > 0) {
-      const w = this.writes.get(COLLATERAL + collateralKey(txid, vout).toString('latin1'));
+    if (this.collateralWrites > 0) {
+      const w = this.writes.get(COLLATERAL + collateralKey(txid, vout).toString('hex'));
       if (w) return (w.value as Buffer | null)?.toString('hex');
     }
     return this.store.collateralOwner(txid, vout);

@@ -67,7 +67,7 @@ function parseAddress(text: string): Uint8Array | null {
 }
 
 /** Expands a valid IPv6 text (with "::" and an optional dotted IPv4 tail) into 16 bytes. */
-function ipv6Bytes(address: string): Uint8Array {
+export function ipv6Bytes(address: string): Uint8Array {
   const groups = (part: string): number[] => {
     if (part === '') return [];
     return part.split(':').flatMap((g) => {

@@ -40,10 +40,11 @@ export function lookupBlock(chain: Chain, hash: string): BlockIndexEntry {
  * current, are the ones missing. So the progress is 1 while the tip is at most a day old (the
  * rule initialblockdownload uses) and falls smoothly as the tip ages past that.
  */
-function verificationProgress(tip: BlockIndexEntry, now: number, targetSpacing: number): number {
+function verificationProgress(tip: BlockIndexEntry, bestHeader: BlockIndexEntry, now: number, targetSpacing: number): number {
+  // Blocks whose headers are known but which are not connected yet are missing too.
   const missing = Math.max(0, now - tip.time - MAX_TIP_AGE) / targetSpacing;
-  if (missing === 0) return 1;
-  return tip.height / (tip.height + missing);
+  const byTime = missing === 0 ? 1 : tip.height / (tip.height + missing);
+  return bestHeader.height > tip.height ? Math.min(byTime, tip.height / bestHeader.height) : byTime;
 }
 
 /**
@@ -57,6 +58,8 @@ function initialBlockDownload(ctx: NodeContext): () => boolean {
   return () => {
     if (finished) return false;
     if (ctx.chain.tip.time < ctx.clock.now() - MAX_TIP_AGE) return true;
+    // Still a day's worth of blocks behind the best known header: syncing, however recent the tip.
+    if (ctx.chain.bestHeader.height - ctx.chain.tip.height > MAX_TIP_AGE / ctx.params.targetSpacing) return true;
     finished = true;
     return false;
   };
@@ -236,7 +239,7 @@ export function registerBlockchainMethods(registry: RpcRegistry, ctx: NodeContex
         difficulty: getDifficulty(tip.header.bits, params.powLimitBits),
         time: tip.time,
         mediantime: tip.medianTimePast(),
-        verificationprogress: verificationProgress(tip, now, params.targetSpacing),
+        verificationprogress: verificationProgress(tip, chain.bestHeader, now, params.targetSpacing),
         initialblockdownload: isInitialBlockDownload(),
         chainwork: tip.chainWork.toString(16).padStart(64, '0'),
         size_on_disk: chain.sizeOnDisk(),

@@ -1,0 +1,64 @@
+/**
+ * One solver thread: solves nonce after nonce for the latest job and posts every solution whose
+ * hash meets the share target. Work runs in slices of about SLICE_MS between which the thread
+ * takes its messages, so a new job is picked up within a slice (or, for ZelHash, after the solve
+ * under way: a (125,4) solve takes minutes and cannot be interrupted).
+ */
+import { getRandomValues } from 'node:crypto';
+import { parentPort, workerData } from 'node:worker_threads';
+import { HEADER_INPUT_BYTES, hashToBigInt, mineHeader } from '@cs/consensus';
+import { shareHash } from '@cs/stratum';
+import type { FoundShare, SolverJob, ToSolver } from './messages.ts';
+
+const SLICE_MS = 50;
+
+const { counters, index } = workerData as { counters: SharedArrayBuffer; index: number };
+const counts = new BigUint64Array(counters);
+
+let job: SolverJob | null = null;
+let header = new Uint8Array(0);
+let scheduled = false;
+/** Running estimate of one nonce's solve time, to size slices. */
+let msPerNonce = 1;
+
+parentPort!.on('message', (m: ToSolver) => {
+  if (m.kind === 'idle') {
+    job = null;
+    return;
+  }
+  job = m;
+  header = m.header140.slice();
+  if (!scheduled) schedule();
+});
+
+function schedule(): void {
+  scheduled = true;
+  setImmediate(slice);
+}
+
+function slice(): void {
+  scheduled = false;
+  const current = job;
+  if (!current) return;
+  // A random NONCE_2 per slice: threads (and restarts) never search the same nonces, without any
+  // coordination; mineHeader counts upwards from it within the slice.
+  getRandomValues(header.subarray(HEADER_INPUT_BYTES + current.nonce1Length));
+  const nonces = Math.max(1, Math.floor(SLICE_MS / msPerNonce));
+  const started = performance.now();
+  let solutions = 0n;
+  mineHeader(current.params, header, {
+    maxNonces: nonces,
+    counterOffset: current.nonce1Length,
+    accept: (h, solution) => {
+      solutions++;
+      if (hashToBigInt(shareHash(h, solution)) <= current.target) {
+        const share: FoundShare = { kind: 'share', jobId: current.jobId, header140: h, solution };
+        parentPort!.postMessage(share);
+      }
+      return false;
+    },
+  });
+  msPerNonce = Math.max(0.01, (performance.now() - started) / nonces);
+  Atomics.add(counts, index, solutions);
+  schedule();
+}

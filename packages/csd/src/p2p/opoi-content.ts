@@ -1,0 +1,38 @@
+/**
+ * Published OPoI content between the network and the node's content store (opoi/content.ts).
+ * The network relays only what its sink accepted, so a node never passes on what it could not
+ * check; content published on this node (submitopoicontent, or accepted from a peer) goes out
+ * to every peer that has not seen it.
+ */
+import { toHex } from '@cs/consensus';
+import { ContentError, type OpoiContentStore, type PublishedContent } from '../opoi/content.ts';
+import type { Network } from './network.ts';
+
+/**
+ * Where published OPoI content goes when it arrives from a peer: `accept` checks the content
+ * against the response hash revealed for `requestId` (16 bytes) and keeps it, answering false
+ * when it does not match (or the request is unknown).
+ */
+export interface OpoiContentSink {
+  accept(requestId: Uint8Array, content: Uint8Array): boolean;
+}
+
+/** The content store as the network's sink; refusals are the peer's content being wrong, not errors of this node. */
+export function contentStoreSink(store: OpoiContentStore): OpoiContentSink {
+  return {
+    accept(requestId, content) {
+      try {
+        store.publish(toHex(requestId), content);
+        return true;
+      } catch (e) {
+        if (e instanceof ContentError) return false;
+        throw e;
+      }
+    },
+  };
+}
+
+/** Relays every newly stored content to the peers, for as long as the node runs. */
+export function relayPublishedContent(store: OpoiContentStore, network: Network): void {
+  store.events.on('published', (p: PublishedContent) => network.publishOpoiContent(Buffer.from(p.requestId, 'hex'), p.content));
+}
