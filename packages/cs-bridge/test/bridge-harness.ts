@@ -3,12 +3,14 @@
 // way an operator starts them (the bridge from its environment file), and an OPoI miner built on
 // cs-pool's test stratum client that announces OPoI and answers assignments as the test decides.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createHash, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type OpoiAssignment, opoiSubscribeParams, opoiSubmitResultParams, parseOpoiAssign } from '@cs/stratum';
 import { Daemon, freePort } from '../../csd/test/daemon.ts';
+import type { Stage } from '../src/store/store.ts';
 import { PoolProcess, eventually } from '../../cs-pool/test/pool-harness.ts';
 import { StratumClient } from '../../cs-pool/test/stratum-client.ts';
 
@@ -200,3 +202,59 @@ export class OpoiMiner {
 }
 
 export { eventually };
+
+/** getopoirequest's fields the tests read. */
+export interface ChainRequest {
+  status: string;
+  commits: { miner: string; revealed: boolean }[];
+  commit_window_closed: boolean;
+  winner: string | null;
+  winner_amount: number | null;
+  payout_status: string;
+  payout_txid: string | null;
+}
+
+const STAGES: readonly Stage[] = ['awaiting_prompt', 'queued', 'assigned', 'received', 'committed', 'revealed', 'published', 'claimed', 'paid'];
+
+/** Waits until the bridge has taken the request to `stage` or past it (other blocks may come meanwhile). */
+export async function reachStage(bridge: BridgeProcess, id: string, stage: Stage): Promise<void> {
+  let now: string | undefined;
+  await eventually(async () => {
+    const r = await bridge.api<{ stage: Stage }>(`/svc/opoi/submissions/${id}`);
+    now = r.status === 200 ? r.body.stage : undefined;
+    return now !== undefined && STAGES.indexOf(now as Stage) >= STAGES.indexOf(stage) ? true : undefined;
+  }, `stage ${stage} (now ${now})`);
+}
+
+/** A REQUEST for model tiny from a freshly funded requester address (a REQUEST spends the requester's own coin). */
+export async function submitRequest(chain: Chain, prompt: string, maxTokens = 100): Promise<string> {
+  const id = randomUUID();
+  const requester = (await fundedAddress(chain, 1)).address;
+  await chain.node.call('submitopoirequest', id, 'tiny', createHash('sha256').update(prompt).digest('hex'), maxTokens, 0.05, requester);
+  return id;
+}
+
+/** Mines one block at a time until `done` holds for the request on chain. */
+export async function mineUntil(chain: Chain, id: string, done: (r: ChainRequest) => boolean, what: string): Promise<ChainRequest> {
+  for (let i = 0; i < 60; i++) {
+    const r = await chain.node.call<ChainRequest>('getopoirequest', id);
+    if (done(r)) return r;
+    await chain.mine(1);
+  }
+  throw new Error(`the chain never reached ${what}`);
+}
+
+/** Mines the blocks each stage waits for, once the bridge has done its part: from the answer to paid. */
+export async function driveToPaid(chain: Chain, bridge: BridgeProcess, id: string): Promise<ChainRequest> {
+  await reachStage(bridge, id, 'committed');
+  await chain.mine(1);
+  await mineUntil(chain, id, (r) => r.commit_window_closed, 'the end of the commit window');
+  await reachStage(bridge, id, 'revealed');
+  await chain.mine(1);
+  await reachStage(bridge, id, 'published');
+  const resolved = await mineUntil(chain, id, (r) => r.status !== 'PENDING', 'FULFILLED');
+  await reachStage(bridge, id, 'claimed');
+  await chain.mine(1);
+  await reachStage(bridge, id, 'paid');
+  return resolved;
+}

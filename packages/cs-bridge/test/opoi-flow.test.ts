@@ -4,57 +4,36 @@
 // payout and the miner paid its share minus POOL_FEE_PERCENT, once; a stock miner sees no opoi.*;
 // silent miners time out and the request goes to another; the HTTP API's statuses.
 import assert from 'node:assert/strict';
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { spawn } from 'node:child_process';
 import { after, before, test } from 'node:test';
 import { REGTEST } from '@cs/consensus';
 import { amountFromValue } from '@cs/csd/src/rpc/amount.ts';
 import { externalAddress, receivedTotal } from '../../cs-pool/test/pool-harness.ts';
-import { API_KEY, BRIDGE_BIN, BridgeProcess, type Chain, OpoiMiner, eventually, fundedAddress, startChain } from './bridge-harness.ts';
+import {
+  API_KEY,
+  BRIDGE_BIN,
+  BridgeProcess,
+  type Chain,
+  type ChainRequest,
+  OpoiMiner,
+  driveToPaid as drive,
+  eventually,
+  fundedAddress,
+  reachStage,
+  startChain,
+  submitRequest,
+} from './bridge-harness.ts';
+import type { Stage } from '../src/store/store.ts';
 
 let chain: Chain;
 let bridge: BridgeProcess;
 let opoiAddress: string;
 const miners: OpoiMiner[] = [];
 
-const sha256Hex = (s: string) => createHash('sha256').update(s).digest('hex');
-
-interface ChainRequest {
-  status: string;
-  commits: { miner: string; revealed: boolean }[];
-  commit_window_closed: boolean;
-  winner: string | null;
-  winner_amount: number | null;
-  payout_status: string;
-  payout_txid: string | null;
-}
-
-async function stageOf(id: string): Promise<string | undefined> {
-  const r = await bridge.api<{ stage: string }>(`/svc/opoi/submissions/${id}`);
-  return r.status === 200 ? r.body.stage : undefined;
-}
-
-async function waitStage(id: string, stage: string): Promise<void> {
-  await eventually(async () => ((await stageOf(id)) === stage ? true : undefined), `stage ${stage} (now ${await stageOf(id)})`);
-}
-
-/** A REQUEST from a freshly funded requester address (a REQUEST spends the requester's own coin). */
-async function request(prompt: string): Promise<string> {
-  const id = randomUUID();
-  const requester = (await fundedAddress(chain, 1)).address;
-  await chain.node.call('submitopoirequest', id, 'tiny', sha256Hex(prompt), 100, 0.05, requester);
-  return id;
-}
-
-/** Mines one block at a time until `done` holds for the request on chain. */
-async function mineUntil(id: string, done: (r: ChainRequest) => boolean, what: string): Promise<ChainRequest> {
-  for (let i = 0; i < 60; i++) {
-    const r = await chain.node.call<ChainRequest>('getopoirequest', id);
-    if (done(r)) return r;
-    await chain.mine(1);
-  }
-  throw new Error(`the chain never reached ${what}`);
-}
+const waitStage = (id: string, stage: Stage) => reachStage(bridge, id, stage);
+const request = (prompt: string) => submitRequest(chain, prompt);
+const driveToPaid = (id: string) => drive(chain, bridge, id);
 
 /** Closes the miners of earlier tests and waits until the bridge no longer counts them. */
 async function closeMiners(): Promise<void> {
@@ -63,21 +42,6 @@ async function closeMiners(): Promise<void> {
     async () => ((await bridge.api<{ opoi_miners: number }>('/healthz')).body.opoi_miners === 0 ? true : undefined),
     'no OPoI miner left',
   );
-}
-
-/** Mines the blocks each stage waits for, once the bridge has done its part: the answer to paid. */
-async function driveToPaid(id: string): Promise<ChainRequest> {
-  await waitStage(id, 'committed');
-  await chain.mine(1);
-  await mineUntil(id, (r) => r.commit_window_closed, 'the end of the commit window');
-  await waitStage(id, 'revealed');
-  await chain.mine(1);
-  await waitStage(id, 'published');
-  const resolved = await mineUntil(id, (r) => r.status !== 'PENDING', 'FULFILLED');
-  await waitStage(id, 'claimed');
-  await chain.mine(1);
-  await waitStage(id, 'paid');
-  return resolved;
 }
 
 before(async () => {
