@@ -15,8 +15,9 @@ function quote(value: string): string {
 export function envText(values: Record<string, string>): string {
   const lines = ['# cs-bridge environment file (docs/bridge.md). Keep it owner-only: it holds secrets.', ''];
   for (const v of VARIABLES) {
-    lines.push(`# ${v.help}${v.default === '' ? ' (required)' : ` (default ${v.default || 'empty'})`}`);
-    lines.push(`${v.name}=${quote(values[v.name] ?? (v.default === '' ? '' : v.default))}`);
+    const required = v.default === '' && v.asked === true;
+    lines.push(`# ${v.help}${required ? ' (required)' : v.default === '' ? '' : ` (default ${v.default})`}`);
+    lines.push(`${v.name}=${quote(values[v.name] ?? v.default)}`);
     lines.push('');
   }
   return lines.join('\n');
