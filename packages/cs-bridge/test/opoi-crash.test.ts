@@ -109,8 +109,8 @@ test('kill -9 at every stage loses nothing and pays nobody twice', async () => {
   const expected = (amountFromValue(r.winner_amount!) * 9750n) / 10000n;
   assert.equal(BigInt(await receivedTotal(chain.node, wallet)), expected, 'the miner got its share');
 
-  // One more restart and more blocks: still paid once.
-  await bridge.stop('SIGKILL');
+  // A graceful restart (SIGTERM exits 0) and more blocks: still paid once.
+  assert.equal(await bridge.stop('SIGTERM'), 0, 'SIGTERM stops the bridge cleanly');
   await bridge.start();
   await chain.mine(2);
   const height = await chain.node.call<number>('getblockcount');

@@ -285,3 +285,14 @@ test('429 once a client is over PROMPT_RATE_LIMIT prompt calls in a minute', asy
   const r = await bridge.postPrompt(randomUUID(), 'x');
   assert.deepEqual([r.status, r.body.error], [429, 'Rate limit exceeded']);
 });
+
+test('the node going away is a node error, not "no stake": the bridge stays up and recovers', async () => {
+  await chain.node.stop();
+  await eventually(async () => {
+    const h = await bridge.api<{ stake: string }>('/healthz');
+    return h.status === 503 && h.body.stake === 'node-error' ? true : undefined;
+  }, '/healthz to report the node error');
+  await chain.node.start();
+  await eventually(async () => ((await bridge.api('/healthz')).status === 200 ? true : undefined), 'the bridge to recover');
+  assert.equal(bridge.output.split('"msg":"stake sent"').length - 1, 1, 'one STAKE in all: the node error was not read as "no stake"');
+});

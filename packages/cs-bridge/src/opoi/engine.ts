@@ -259,7 +259,13 @@ export class OpoiEngine implements OpoiHandler {
   // ---- the tick ----
 
   private async tick(): Promise<void> {
-    this.height = await this.rpc.call<number>('getblockcount');
+    try {
+      this.height = await this.rpc.call<number>('getblockcount');
+    } catch (e) {
+      // Without the node the stake is unknown: say so, never "no stake".
+      this.stake = 'node-error';
+      throw e;
+    }
     await this.checkStake();
     await this.followRequests();
     for (const r of this.store.active()) {
