@@ -13,7 +13,7 @@ import {
   type OpoiAccepted,
   StratumError,
   StratumErrorCode,
-  opoiAssignParams,
+  encodeOpoiAssign,
   opoiAssignmentFits,
   parseOpoiSubmitError,
   parseOpoiSubmitResult,
@@ -518,7 +518,7 @@ export class OpoiEngine implements OpoiHandler {
         throw e;
       }
       load.set(m.id, (load.get(m.id) ?? 0) + 1);
-      m.notify('opoi.assign', opoiAssignParams({ requestId: r.requestId, taskType: 'OPEN', taskClass: null, ...task }));
+      m.sendOpoi(encodeOpoiAssign({ requestId: r.requestId, taskType: 'OPEN', taskClass: null, ...task }));
       this.log.info({ request_id: r.requestId, conn: m.id, wallet: m.wallet, worker: m.worker }, 'request assigned');
     }
   }

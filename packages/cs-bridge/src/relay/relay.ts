@@ -15,7 +15,6 @@ import {
   StratumErrorCode,
   decodeMessage,
   encodeError,
-  encodeNotification,
   encodeResult,
   parseLogin,
   parseOpoiSubscribe,
@@ -31,8 +30,8 @@ export interface MinerConnection {
   readonly wallet: string | null;
   readonly worker: string | null;
   readonly opoi: OpoiSubscription | null;
-  /** Sends a notification to the miner (opoi.assign); dropped for miners that did not announce OPoI. */
-  notify(method: string, params: readonly unknown[]): void;
+  /** Sends an opoi.* line to the miner; dropped for miners that did not announce OPoI. */
+  sendOpoi(line: string): void;
 }
 
 export interface OpoiHandler {
@@ -112,8 +111,8 @@ class RelayedMiner implements MinerConnection {
     miner.on('error', () => {});
   }
 
-  notify(method: string, params: readonly unknown[]): void {
-    if (!this.closed && this.opoi) this.miner.write(encodeNotification(method, params));
+  sendOpoi(line: string): void {
+    if (!this.closed && this.opoi) this.miner.write(line);
   }
 
   private toPool(text: string): void {
