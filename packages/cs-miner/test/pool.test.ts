@@ -24,10 +24,9 @@ after(async () => {
 });
 
 async function startPool(): Promise<PoolProcess> {
-  // Regtest blocks come every ~17 solutions, so each block leaves a burst of stale shares solved on
-  // its job before the next notify arrives; the pool's default ban (half of 50 shares invalid,
-  // stale included) would soon drop a miner this fast. Mainnet blocks are far too rare for that.
-  const p = new PoolProcess(node, zmq, ['-bancheckthreshold=1000000']);
+  // Default ban settings: the burst of stale shares a fast regtest miner sends after each block
+  // (blocks every ~17 solutions) must not get it banned.
+  const p = new PoolProcess(node, zmq);
   pools.push(p);
   await p.start();
   return p;

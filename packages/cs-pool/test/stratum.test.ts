@@ -11,6 +11,7 @@ import { StratumClient } from './stratum-client.ts';
 let node: Daemon;
 let pool: PoolProcess;
 let address: string;
+let zmq: string;
 const clients: StratumClient[] = [];
 
 async function client(port: 'plain' | 'vardiff' | 'rental' | 'tls' | 'solo' = 'plain'): Promise<StratumClient> {
@@ -24,7 +25,8 @@ before(async () => {
   node = started.node;
   address = await node.call<string>('getnewaddress');
   await node.call('generatetoaddress', 1, address);
-  pool = new PoolProcess(node, started.zmq);
+  zmq = started.zmq;
+  pool = new PoolProcess(node, zmq);
   await pool.start();
 });
 
@@ -212,6 +214,27 @@ test('a line over 10 KB or malformed JSON: cut off and the IP banned; establishe
   assert.ok(next.closed);
   const s = miner.solve(REGTEST.equihash, false, `${address}.steady`);
   assert.equal((await miner.submit(s.params)).result, true);
+});
+
+test('stale shares never count toward the invalid-share ban; duplicates do', async () => {
+  const strict = new PoolProcess(node, zmq, ['-bancheckthreshold=4', '-baninvalidpercent=50']);
+  await strict.start();
+  try {
+    const c = await StratumClient.connect(strict.ports!.plain, false);
+    clients.push(c);
+    await c.subscribe();
+    const worker = `${address}.stale`;
+    await c.authorize(worker);
+    const s = c.solve(REGTEST.equihash, false, worker);
+    for (let i = 0; i < 6; i++) assert.equal((await c.submit([worker, 'ffffff', ...s.params.slice(2)])).error?.[0], 21, `stale share ${i}`);
+    assert.equal((await c.submit(s.params)).result, true, 'a valid share after six stale ones is accepted: no ban');
+    for (let i = 0; i < 2; i++) assert.equal((await c.submit(s.params)).error?.[0], 22, `duplicate ${i}`);
+    // The third duplicate makes 3 of the last 4 shares invalid: banned, cut off before an answer.
+    await c.submit(s.params).catch(() => undefined);
+    await c.waitFor(() => c.closed, 'the connection closed by the ban');
+  } finally {
+    await strict.cleanup();
+  }
 });
 
 test('shutdown: every miner gets client.reconnect before the pool closes', async () => {

@@ -365,8 +365,8 @@ export class StratumServer {
     const now = Date.now();
     const live = this.jobs.lookup(submit.jobId);
     if (!live || live.payout !== c.payout) {
+      // Stale is the network's doing, not the miner's: it is counted, never held against the ban.
       this.stats.share(login.address, login.worker, 'stale', 0, now);
-      this.countInvalid(c);
       throw new StratumError(StratumErrorCode.JOB_NOT_FOUND, 'job not found');
     }
     let share: ValidShare;
