@@ -21,8 +21,7 @@ let opoiAddress: string;
 const dir = mkdtempSync(join(tmpdir(), 'cs-bridge-miner-'));
 
 before(async () => {
-  // A fast regtest miner leaves bursts of stale shares at each block: no ban for them (as in cs-miner's pool test).
-  chain = await startChain(['-bancheckthreshold=1000000']);
+  chain = await startChain();
   const opoi = await fundedAddress(chain, 5);
   opoiAddress = opoi.address;
   bridge = await BridgeProcess.create(chain, { OPOI_ADDRESSES: opoiAddress, OPOI_STAKE_UTXO: opoi.utxo, POOL_FEE_PERCENT: '5', MIN_PAYOUT: '0.001' });
