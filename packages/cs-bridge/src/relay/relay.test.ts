@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { type Server, type Socket, connect, createServer } from 'node:net';
 import { after, test } from 'node:test';
-import { StratumError, StratumErrorCode } from '@cs/stratum';
+import { OPOI_MAX_LINE_BYTES, StratumError, StratumErrorCode } from '@cs/stratum';
 import { pino } from 'pino';
 import type { MinerConnection, OpoiHandler } from './relay.ts';
 import { Relay } from './relay.ts';
@@ -238,4 +238,11 @@ test('an unreachable pool closes the miner side at once', async () => {
   m.socket.write('{"id":1,"method":"mining.subscribe","params":[]}\n');
   await until(() => m.closed, 'the miner side to close');
   await lone.close();
+});
+
+test('a line longer than the OPoI limit closes the miner connection, and nothing of it reaches the pool', async () => {
+  const { m, pool } = await miner();
+  m.socket.write('x'.repeat(OPOI_MAX_LINE_BYTES + 10));
+  await until(() => m.closed, 'the miner side to close');
+  assert.equal(pool.received, '', 'the over-long line was not relayed');
 });
