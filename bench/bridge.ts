@@ -18,26 +18,28 @@ const WARMUP = 200;
 const percentile = (xs: readonly number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))];
 
 const chain = await startChain(['-maxperip=5000', '-maxconnections=5000', '-loglevel=info', '-txrefresh=3600', '-processinterval=30']);
-const opoi = await fundedAddress(chain, 5);
-const bridge = await BridgeProcess.create(chain, {
-  OPOI_ADDRESSES: opoi.address,
-  OPOI_STAKE_UTXO: opoi.utxo,
-  LOG_LEVEL: 'warn',
-  POLL_INTERVAL_SECS: '5',
-});
-await bridge.start();
+let bridge: BridgeProcess | null = null;
 
 try {
+  const opoi = await fundedAddress(chain, 5);
+  const started = await BridgeProcess.create(chain, {
+    OPOI_ADDRESSES: opoi.address,
+    OPOI_STAKE_UTXO: opoi.utxo,
+    LOG_LEVEL: 'warn',
+    POLL_INTERVAL_SECS: '5',
+  });
+  bridge = started;
+  await started.start();
   const wallet = externalAddress();
   const miners: StratumClient[] = [];
   for (let i = 0; i < MINERS; i += 100) {
-    const batch = await Promise.all(Array.from({ length: Math.min(100, MINERS - i) }, () => StratumClient.connect(bridge.stratumPort)));
+    const batch = await Promise.all(Array.from({ length: Math.min(100, MINERS - i) }, () => StratumClient.connect(started.stratumPort)));
     await Promise.all(batch.map((c) => c.subscribe()));
     await Promise.all(batch.map((c, j) => c.authorize(`${wallet}.m${i + j}`)));
     miners.push(...batch);
   }
   const direct = await StratumClient.connect(chain.pool.ports!.plain);
-  const bridged = await StratumClient.connect(bridge.stratumPort);
+  const bridged = await StratumClient.connect(started.stratumPort);
   const solved = new Map<StratumClient, string[][]>();
   for (const [c, worker] of [
     [direct, 'direct'],
@@ -72,7 +74,7 @@ try {
   );
   for (const c of [...miners, direct, bridged]) c.close();
 } finally {
-  await bridge.cleanup();
+  await bridge?.cleanup();
   await chain.pool.cleanup();
   await chain.node.cleanup();
 }
