@@ -441,6 +441,11 @@ export class OpoiEngine implements OpoiHandler {
         r = await this.set(r, { stage: 'revealed', submission: { ...sub, revealTxid: ours.reveal_txid } });
       } else {
         if (!ours || !chain.commit_window_closed) return;
+        if (chain.status !== 'PENDING') {
+          // The reveal window passed without our REVEAL (the bridge was down): nothing more to win.
+          await this.set(r, { stage: chain.status === 'EXPIRED' ? 'expired' : 'lost', note: `not revealed before the request was ${chain.status}` });
+          return;
+        }
         try {
           const v = await this.rpc.call<{ txid: string }>('submitopoiresponse', [
             r.requestId,
