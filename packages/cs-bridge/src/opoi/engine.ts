@@ -441,11 +441,7 @@ export class OpoiEngine implements OpoiHandler {
         r = await this.set(r, { stage: 'revealed', submission: { ...sub, revealTxid: ours.reveal_txid } });
       } else {
         if (!ours || !chain.commit_window_closed) return;
-        if (chain.status !== 'PENDING') {
-          // The reveal window passed without our REVEAL (the bridge was down): nothing more to win.
-          await this.set(r, { stage: chain.status === 'EXPIRED' ? 'expired' : 'lost', note: `not revealed before the request was ${chain.status}` });
-          return;
-        }
+        if (chain.status !== 'PENDING') return this.closeUnrevealed(r, chain);
         try {
           const v = await this.rpc.call<{ txid: string }>('submitopoiresponse', [
             r.requestId,
@@ -466,7 +462,7 @@ export class OpoiEngine implements OpoiHandler {
     }
     if (r.stage === 'revealed') {
       // Content is stored by the node only once a reveal on the active chain names its hash.
-      if (!ours?.revealed) return;
+      if (!ours?.revealed) return chain.status === 'PENDING' ? undefined : this.closeUnrevealed(r, chain);
       await this.rpc.call('submitopoicontent', [r.requestId, 'RESPONSE', r.submission!.responseHex]);
       crashPoint('after-publish');
       r = await this.set(r, { stage: 'published' });
@@ -496,6 +492,11 @@ export class OpoiEngine implements OpoiHandler {
       });
       this.log.info({ request_id: r.requestId, wallet: s2.wallet, share: share.toString() }, "miner's share credited");
     }
+  }
+
+  /** The request resolved without our REVEAL on chain (the bridge was down, or the REVEAL never confirmed): nothing more to win. */
+  private async closeUnrevealed(r: RequestRecord, chain: ChainRequest): Promise<void> {
+    await this.set(r, { stage: chain.status === 'EXPIRED' ? 'expired' : 'lost', note: `not revealed before the request was ${chain.status}` });
   }
 
   /** Queued requests with a prompt go to the least busy capable miner, those that passed on it last. */
