@@ -25,6 +25,8 @@ export class PoolStats {
   blocksRejected = 0;
   /** The last new block's time from csd's hashblock to the job written to every miner's socket. */
   hashblockToJobsMs = 0;
+  /** The last job broadcast: the loop writing it to every miner's socket. */
+  jobFanoutMs = 0;
 
   constructor(
     readonly windowMs: number,

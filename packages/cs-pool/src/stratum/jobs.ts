@@ -35,6 +35,8 @@ export interface LiveJob {
 
 export interface JobEvents {
   job: [cleanJobs: boolean];
+  /** A hashblock arrived after the long poll had already brought its template (and its jobs had gone out). */
+  servedBeforeHashblock: [];
 }
 
 export class JobManager extends EventEmitter<JobEvents> {
@@ -106,7 +108,7 @@ export class JobManager extends EventEmitter<JobEvents> {
   private accept(t: BlockTemplate): void {
     const old = this.template;
     if (old && old.previousblockhash === t.previousblockhash && old.longpollid === t.longpollid) {
-      // The long poll announced this block before hashblock did: nothing is measured for it.
+      // Nothing new: a refresh that raced the long poll to the same template, whose jobs are out.
       this.lastHashBlockAt = 0;
       return;
     }
@@ -160,7 +162,14 @@ export class JobManager extends EventEmitter<JobEvents> {
     this.zmq = sock;
     void (async () => {
       try {
-        for await (const _frames of sock) {
+        for await (const [, body] of sock) {
+          // csd answers the pending long poll on the same new tip: when that template is already
+          // here, its jobs went out before this hashblock arrived, and asking again would only
+          // make csd build the same template a second time.
+          if (this.template?.previousblockhash === Buffer.from(body).toString('hex')) {
+            this.emit('servedBeforeHashblock');
+            continue;
+          }
           this.lastHashBlockAt = performance.now();
           await this.refresh().catch((e) => this.o.log.warn({ err: (e as Error).message }, 'template after hashblock failed'));
         }
