@@ -23,6 +23,13 @@ const CONNECTIONS = 4;
 const MINERS = 1000;
 const ROUNDS = 10;
 
+/** CPU ms a process (or one of its threads: the main thread's id is the process's) has used, from /proc (10 ms ticks). */
+const cpuMs = (pid: number, tid?: number) => {
+  const stat = readFileSync(tid === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${tid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  // utime and stime, fields 14 and 15 of proc(5), counted from the state field (3).
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+};
 const rssKb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]);
 
 const { node, zmq } = await startNode();
@@ -114,21 +121,28 @@ try {
   const total = bare.length;
   // Bare verification, best of three passes.
   let bareBest = Number.POSITIVE_INFINITY;
+  let bareCpu = Number.POSITIVE_INFINITY;
   for (let pass = 0; pass < 3; pass++) {
+    const cpu0 = process.cpuUsage();
     const t0 = performance.now();
     for (const s of bare) if (checkHeaderSolution(REGTEST.equihash, s.header, s.solution) !== 'ok') throw new Error('bad share');
     bareBest = Math.min(bareBest, performance.now() - t0);
+    const cpu = process.cpuUsage(cpu0);
+    bareCpu = Math.min(bareCpu, (cpu.user + cpu.system) / 1000);
   }
   // Each connection's submits are encoded before the clock starts and written at once.
   const lines = solved.map((list, i) => conns[i].encodeRequests('mining.submit', list));
+  const pid = pool.proc!.pid!;
+  const [poolCpu0, mainCpu0] = [cpuMs(pid), cpuMs(pid, pid)];
   const t0 = performance.now();
   const replies = await Promise.all(lines.map((l, i) => conns[i].sendEncoded(l)));
   const stratumMs = performance.now() - t0;
+  const [poolCpu, mainCpu] = [cpuMs(pid) - poolCpu0, cpuMs(pid, pid) - mainCpu0];
   const accepted = replies.flat().filter((r) => r.result === true).length;
   if (accepted !== total) throw new Error(`only ${accepted} of ${total} shares accepted`);
   const bareRate = (total / bareBest) * 1000;
   const stratumRate = (total / stratumMs) * 1000;
-  results.a = `(a) share validation: stratum path ${stratumRate.toFixed(0)}/s, bare Equihash ${bareRate.toFixed(0)}/s, ratio ${(stratumRate / bareRate).toFixed(3)} (goal >= 0.80)`;
+  results.a = `(a) share validation: stratum path ${stratumRate.toFixed(0)}/s, bare Equihash ${bareRate.toFixed(0)}/s, ratio ${(stratumRate / bareRate).toFixed(3)} (goal >= 0.80); CPU per share: pool ${((poolCpu * 1000) / total).toFixed(0)} us (main thread ${((mainCpu * 1000) / total).toFixed(0)} us, ${((100 * mainCpu) / stratumMs).toFixed(0)}% of the wall time), bare ${((bareCpu * 1000) / total).toFixed(0)} us, CPU ratio ${(bareCpu / poolCpu).toFixed(3)}`;
   for (const c of conns) c.close();
 
   console.log([results.a, results.b, results.c].join('\n'));

@@ -41,9 +41,16 @@ export class LmdbStore implements AccountingStore {
     this.nextSeq = last + 1;
   }
 
+  /**
+   * Group commit without a queue of our own: lmdb-js puts every write of one event-loop turn into
+   * one transaction (a batch of pipelined submits is one commit, one sync). The put resolves when
+   * that transaction is committed (visible, and safe from a kill -9); `flushed` when it is on disk
+   * (overlappingSync syncs after the commit), which is what the miner's `true` waits for.
+   */
   async addShare(share: NewShare): Promise<number> {
     const seq = this.nextSeq++;
     await this.shares.put(seq, encodeRecord(share));
+    await this.root.flushed;
     return seq;
   }
 
