@@ -135,14 +135,14 @@ try {
     const cpu = process.cpuUsage(cpu0);
     bareCpu = Math.min(bareCpu, (cpu.user + cpu.system) / 1000);
   }
-  const warm = await Promise.all(warmup.map((list, i) => conns[i].sendEncoded(conns[i].encodeRequests('mining.submit', list))));
+  const warm = await Promise.all(warmup.map((list, i) => Promise.all(conns[i].sendEncoded(conns[i].encodeRequests('mining.submit', list)))));
   if (!warm.flat().every((r) => r.result === true)) throw new Error('a warm-up share was refused');
   // Each connection's submits are encoded before the clock starts and written at once.
   const lines = solved.map((list, i) => conns[i].encodeRequests('mining.submit', list));
   const pid = pool.proc!.pid!;
   const [poolCpu0, mainCpu0] = [cpuMs(pid), cpuMs(pid, pid)];
   const t0 = performance.now();
-  const replies = await Promise.all(lines.map((l, i) => conns[i].sendEncoded(l)));
+  const replies = await Promise.all(lines.map((l, i) => Promise.all(conns[i].sendEncoded(l))));
   const stratumMs = performance.now() - t0;
   const [poolCpu, mainCpu] = [cpuMs(pid) - poolCpu0, cpuMs(pid, pid) - mainCpu0];
   const accepted = replies.flat().filter((r) => r.result === true).length;

@@ -33,6 +33,7 @@ import {
 } from '@cs/stratum';
 import type { Logger } from 'pino';
 import type { PoolStats } from '../api/stats.ts';
+import { crashArmed, crashPoint } from '../node/crash.ts';
 import type { JobManager } from './jobs.ts';
 import { Nonce1Allocator } from './nonce1.ts';
 import { Vardiff, type VardiffConfig } from './vardiff.ts';
@@ -441,6 +442,8 @@ export class StratumServer {
     c.lastValidShare = now;
     this.stats.share(login.address, login.worker, 'valid', difficulty, now);
     c.send(encodeResult(id, true));
+    // After the uncork queued by this turn's first reply, so the acknowledgement has left.
+    if (crashArmed('after-share-ack')) process.nextTick(crashPoint, 'after-share-ack');
     const next = c.vardiff?.onShare(now / 1000, c.target) ?? null;
     if (next !== null) this.setTarget(c, next);
   }
