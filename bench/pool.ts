@@ -10,6 +10,7 @@
 //   node --import tsx bench/pool.ts
 import { fork } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { createServer, type Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { REGTEST, checkHeaderSolution, fromHex } from '@cs/consensus';
 import { headerPrefix } from '@cs/stratum';
@@ -43,30 +44,83 @@ const profileDir = process.env.POOL_BENCH_PROFILE ?? null;
 if (profileDir) pool.nodeArgs = ['--cpu-prof', `--cpu-prof-dir=${profileDir}`];
 await pool.start();
 
+/** bench/pool-miners.ts in a child process: connect, then rounds of arm -> each miner's first notify time (ns). */
+function startMiners() {
+  const child = fork(fileURLToPath(new URL('pool-miners.ts', import.meta.url)), {
+    execArgv: ['--import', 'tsx', ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [])],
+  });
+  const next = <T>(want: (m: unknown) => boolean) =>
+    new Promise<T>((resolve, reject) => {
+      const onMessage = (m: unknown) => {
+        if (!want(m)) return;
+        child.off('message', onMessage);
+        child.off('exit', onExit);
+        resolve(m as T);
+      };
+      const onExit = (code: number) => reject(new Error(`the miners' process exited with ${code}`));
+      child.on('message', onMessage);
+      child.once('exit', onExit);
+    });
+  return {
+    connect(port: number): Promise<unknown> {
+      const ready = next((m) => m === 'ready');
+      child.send({ connect: port, login: `${address}.m`, count: MINERS });
+      return ready;
+    },
+    /** Resolves once armed, with the promise of the receipt times (wrapped: an async function would wait for it). */
+    async arm(): Promise<{ received: Promise<number[]> }> {
+      const armed = next((m) => m === 'armed');
+      child.send('arm');
+      await armed;
+      return { received: next<{ times: number[] }>((m) => typeof m === 'object' && m !== null && 'times' in m).then((m) => m.times) };
+    },
+    close: () => child.send('close'),
+  };
+}
+
+/**
+ * The floor under (b) on this machine: another 1,000 receivers like the miners, fed by a bare loop
+ * writing a notify-sized line to each socket, no pool and no template in between. Its rounds
+ * alternate with the pool's, so that both see the same load.
+ */
+async function bareFanout() {
+  const line = Buffer.from(`{"id":null,"method":"mining.notify","params":[${'"00",'.repeat(60)}true]}\n`);
+  const sockets: Socket[] = [];
+  const server = createServer((s) => {
+    sockets.push(s);
+    s.setNoDelay(true);
+    s.resume();
+    s.write(line);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const receivers = startMiners();
+  await receivers.connect((server.address() as { port: number }).port);
+  return {
+    bytes: line.length,
+    /** One round: the loop's time and the last receipt, ms after the loop started. */
+    async round(): Promise<{ loop: number; last: number }> {
+      const { received } = await receivers.arm();
+      const t0 = Number(process.hrtime.bigint());
+      for (const s of sockets) s.write(line);
+      const loop = (Number(process.hrtime.bigint()) - t0) / 1e6;
+      return { loop, last: (Math.max(...(await received)) - t0) / 1e6 };
+    },
+    close(): void {
+      receivers.close();
+      for (const s of sockets) s.destroy();
+      server.close();
+    },
+  };
+}
+
 try {
   // Memory first, on a fresh process; then job fan-out to the same miners; then shares.
   const results = { a: '', b: '', c: '' };
   // (c) Memory per idle miner: RSS before and after 1,000 subscribed, authorized miners.
   await new Promise((r) => setTimeout(r, 500));
   const rssBefore = rssKb(pool.proc!.pid!);
-  const miners = fork(fileURLToPath(new URL('pool-miners.ts', import.meta.url)), {
-    execArgv: ['--import', 'tsx', ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [])],
-  });
-  const fromMiners = (want: (m: unknown) => boolean) =>
-    new Promise<unknown>((resolve, reject) => {
-      const onMessage = (m: unknown) => {
-        if (!want(m)) return;
-        miners.off('message', onMessage);
-        miners.off('exit', onExit);
-        resolve(m);
-      };
-      const onExit = (code: number) => reject(new Error(`the miners' process exited with ${code}`));
-      miners.on('message', onMessage);
-      miners.once('exit', onExit);
-    });
-  const ready = fromMiners((m) => m === 'ready');
-  miners.send({ connect: pool.ports!.plain, login: `${address}.m`, count: MINERS });
-  await ready;
+  const miners = startMiners();
+  await miners.connect(pool.ports!.plain);
   await new Promise((r) => setTimeout(r, 1000));
   const rssAfter = rssKb(pool.proc!.pid!);
   results.c = `(c) memory per idle miner: ${(((rssAfter - rssBefore) * 1024) / MINERS / 1024).toFixed(1)} KiB (RSS ${rssBefore} -> ${rssAfter} KiB for ${MINERS} miners)`;
@@ -82,25 +136,32 @@ try {
   const lasts: number[] = [];
   const poolSide: number[] = [];
   const fanout: number[] = [];
+  const fanoutCpu: number[] = [];
+  const floor = await bareFanout();
+  const floorLoops: number[] = [];
+  const floorLasts: number[] = [];
   for (let round = 0; round < ROUNDS; round++) {
-    const armed = fromMiners((m) => m === 'armed');
-    miners.send('arm');
-    await armed;
-    const received = fromMiners((m) => typeof m === 'object' && m !== null && 'times' in m) as Promise<{ times: number[] }>;
+    const bare = await floor.round();
+    floorLoops.push(bare.loop);
+    floorLasts.push(bare.last);
+    const { received } = await miners.arm();
     const hb = hashblocks.next().then(() => Number(process.hrtime.bigint()));
     await node.call('generatetoaddress', 1, address);
     const hashblockAt = await hb;
-    const per = (await received).times.map((t) => (t - hashblockAt) / 1e6);
+    const per = (await received).map((t) => (t - hashblockAt) / 1e6);
     latencies.push(...per);
     lasts.push(Math.max(...per));
     const metrics = await pool.api<string>('/metrics');
     poolSide.push(Number(/^cs_pool_hashblock_to_jobs_seconds (\S+)$/m.exec(metrics)![1]) * 1000);
     fanout.push(Number(/^cs_pool_job_fanout_seconds (\S+)$/m.exec(metrics)![1]) * 1000);
+    fanoutCpu.push(Number(/^cs_pool_job_fanout_cpu_seconds (\S+)$/m.exec(metrics)![1]) * 1000);
   }
   sub.close();
   const p99 = percentile(latencies, 99);
-  results.b = `(b) hashblock -> job at ${MINERS} miners over ${ROUNDS} blocks: p50 ${percentile(latencies, 50).toFixed(2)} ms, p99 ${p99.toFixed(2)} ms (${(p99 / 20).toFixed(2)}x the 20 ms goal), last miner median ${median(lasts).toFixed(2)} ms, worst ${Math.max(...lasts).toFixed(2)} ms; inside the pool, hashblock to the last job written: median ${median(poolSide).toFixed(2)} ms, worst ${Math.max(...poolSide).toFixed(2)} ms, of which writing to the ${MINERS} sockets: median ${median(fanout).toFixed(2)} ms`;
-  miners.send('close');
+  results.b = `(b) hashblock -> job at ${MINERS} miners over ${ROUNDS} blocks: p50 ${percentile(latencies, 50).toFixed(2)} ms, p99 ${p99.toFixed(2)} ms (${(p99 / 20).toFixed(2)}x the 20 ms goal), last miner median ${median(lasts).toFixed(2)} ms, worst ${Math.max(...lasts).toFixed(2)} ms; inside the pool, hashblock to the last job written: median ${median(poolSide).toFixed(2)} ms, worst ${Math.max(...poolSide).toFixed(2)} ms, of which writing to the ${MINERS} sockets: median ${median(fanout).toFixed(2)} ms (${median(fanoutCpu).toFixed(2)} ms of CPU)`;
+  miners.close();
+  floor.close();
+  results.b += `\n    baseline, in alternate rounds: a bare loop writing ${floor.bytes} bytes to each of ${MINERS} other receivers: loop median ${median(floorLoops).toFixed(2)} ms, last receipt median ${median(floorLasts).toFixed(2)} ms; the pool's last miner / the bare loop's last receipt: ${(median(lasts) / median(floorLasts)).toFixed(2)}`;
   // (a) Pre-solved shares, none a block, so the job stays current while they are sent.
   const conns: StratumClient[] = [];
   const solved: string[][][] = [];

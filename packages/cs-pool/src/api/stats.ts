@@ -27,6 +27,8 @@ export class PoolStats {
   hashblockToJobsMs = 0;
   /** The last job broadcast: the loop writing it to every miner's socket. */
   jobFanoutMs = 0;
+  /** The process's CPU time over that loop: well below the loop's time means it was waiting for a core. */
+  jobFanoutCpuMs = 0;
 
   constructor(
     readonly windowMs: number,

@@ -35,8 +35,6 @@ export interface LiveJob {
 
 export interface JobEvents {
   job: [cleanJobs: boolean];
-  /** A hashblock arrived after the long poll had already brought its template (and its jobs had gone out). */
-  servedBeforeHashblock: [];
 }
 
 export class JobManager extends EventEmitter<JobEvents> {
@@ -50,7 +48,10 @@ export class JobManager extends EventEmitter<JobEvents> {
   private refreshAgain = false;
   private timer: NodeJS.Timeout | null = null;
   private zmq: { close(): void } | null = null;
-  /** When the last hashblock arrived (performance.now()), until its job has gone out; 0 otherwise. */
+  /**
+   * When the pool first heard of the newest block (performance.now()): its ZeroMQ hashblock, or
+   * the long poll's answer when that came first; 0 once its jobs have gone out.
+   */
   lastHashBlockAt = 0;
 
   constructor(private readonly o: JobManagerOptions) {
@@ -113,6 +114,7 @@ export class JobManager extends EventEmitter<JobEvents> {
       return;
     }
     const clean = !old || old.previousblockhash !== t.previousblockhash;
+    if (clean && old && this.lastHashBlockAt === 0) this.lastHashBlockAt = performance.now();
     this.template = t;
     if (clean) this.jobs.clear();
     this.byPayout.clear();
@@ -164,12 +166,8 @@ export class JobManager extends EventEmitter<JobEvents> {
       try {
         for await (const [, body] of sock) {
           // csd answers the pending long poll on the same new tip: when that template is already
-          // here, its jobs went out before this hashblock arrived, and asking again would only
-          // make csd build the same template a second time.
-          if (this.template?.previousblockhash === Buffer.from(body).toString('hex')) {
-            this.emit('servedBeforeHashblock');
-            continue;
-          }
+          // here, its jobs are out, and asking again would only make csd build it a second time.
+          if (this.template?.previousblockhash === Buffer.from(body).toString('hex')) continue;
           this.lastHashBlockAt = performance.now();
           await this.refresh().catch((e) => this.o.log.warn({ err: (e as Error).message }, 'template after hashblock failed'));
         }

@@ -189,9 +189,6 @@ export class StratumServer {
     this.minTarget = difficultyToTarget(config.vardiff.maxDifficulty, net.powLimit);
     this.maxTarget = difficultyToTarget(config.vardiff.minDifficulty, net.powLimit);
     jobs.on('job', (clean) => this.broadcastJob(clean));
-    jobs.on('servedBeforeHashblock', () => {
-      this.stats.hashblockToJobsMs = 0;
-    });
   }
 
   get connectionCount(): number {
@@ -389,12 +386,15 @@ export class StratumServer {
 
   private broadcastJob(clean: boolean): void {
     const started = performance.now();
+    const cpu = process.cpuUsage();
     for (const c of this.connections) {
       const line = this.jobLine(c, clean);
       if (line) c.sendNow(line);
     }
     this.stats.jobFanoutMs = performance.now() - started;
-    // How long the pool itself took from csd's hashblock to the last job written to a socket.
+    const used = process.cpuUsage(cpu);
+    this.stats.jobFanoutCpuMs = (used.user + used.system) / 1000;
+    // How long the pool itself took from the first news of the block to the last job written to a socket.
     if (clean && this.jobs.lastHashBlockAt > 0) {
       this.stats.hashblockToJobsMs = performance.now() - this.jobs.lastHashBlockAt;
       this.jobs.lastHashBlockAt = 0;
