@@ -32,6 +32,8 @@ export class PoolProcess {
   proc: ChildProcess | null = null;
   output = '';
   ports: PoolPorts | null = null;
+  /** Options for node itself (a bench's --cpu-prof), before the program. */
+  nodeArgs: readonly string[] = [];
 
   constructor(
     private readonly node: Daemon,
@@ -73,7 +75,10 @@ export class PoolProcess {
       ...extra,
     ];
     this.output = '';
-    const proc = spawn(process.execPath, [POOL_BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+    const proc = spawn(process.execPath, [...this.nodeArgs, POOL_BIN, ...args], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, ...env },
+    });
     this.proc = proc;
     proc.stdout!.on('data', (d: Buffer) => (this.output += d.toString()));
     proc.stderr!.on('data', (d: Buffer) => (this.output += d.toString()));

@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { test } from 'node:test';
-import { StratumErrorCode } from './codec.ts';
+import { StratumErrorCode, decodeMessage } from './codec.ts';
 import {
   OpoiAssignError,
+  encodeOpoiAssign,
   OpoiFailure,
   opoiAssignmentFits,
   opoiAssignParams,
@@ -69,4 +70,23 @@ test('an assignment fits the announcement only within its models and limits', ()
   assert.match(opoiAssignmentFits(sub, { ...a, model: 'big' }) ?? '', /not served/);
   assert.match(opoiAssignmentFits(sub, { ...a, maxTokens: 17 }) ?? '', /max_tokens/);
   assert.match(opoiAssignmentFits(sub, { ...a, prompt: Buffer.from('abcde') }) ?? '', /prompt/);
+});
+
+test('opoi.assign is written as the reference bridge writes it, and reads back', () => {
+  const a = {
+    requestId: '0b1c2d3e-4f50-4617-8293-a4b5c6d7e8f9',
+    model: 'tiny',
+    prompt: Buffer.from('Hi?'),
+    maxTokens: 7,
+    taskType: 'OPEN',
+    taskClass: null,
+  };
+  const line = encodeOpoiAssign(a);
+  assert.equal(
+    line,
+    '{"jsonrpc":"2.0","method":"opoi.assign","params":[{"request_id":"0b1c2d3e-4f50-4617-8293-a4b5c6d7e8f9","model":"tiny","prompt_hex":"48693f","max_tokens":7,"task_type":"OPEN"}],"id":null}\n',
+  );
+  const msg = decodeMessage(line.trimEnd());
+  assert.equal(msg.kind, 'request');
+  assert.deepEqual(parseOpoiAssign((msg as { params: readonly unknown[] }).params), { ...a, prompt: Buffer.from('Hi?') });
 });

@@ -131,6 +131,11 @@ export function opoiAssignParams(a: OpoiAssignment): [Record<string, unknown>] {
   return [o];
 }
 
+/** The whole opoi.assign line as the reference bridge writes it: a JSON-RPC 2.0 notification. */
+export function encodeOpoiAssign(a: OpoiAssignment): string {
+  return `${JSON.stringify({ jsonrpc: '2.0', method: 'opoi.assign', params: opoiAssignParams(a), id: null })}\n`;
+}
+
 /**
  * An opoi.assign that cannot be taken; `requestId` is set when the assignment had a readable one,
  * so that the failure can be reported with opoi.submit_error.

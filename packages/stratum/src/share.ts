@@ -3,11 +3,10 @@
  * Equihash, then the hash against the share target. Every rejection is a StratumError with ZIP
  * 301's code; a stale job (21) is the caller's lookup, since only it knows the live jobs.
  */
-import { Writer, checkHeaderSolution, fromHex, hashToBigInt, solutionSize } from '@cs/consensus';
+import { HEADER_BYTES, HEADER_INPUT_BYTES, HEADER_NONCE_BYTES, Writer, checkHeaderSolution, sha256d, solutionSize } from '@cs/consensus';
 import { StratumError, StratumErrorCode } from './codec.ts';
-import { headerPrefix, type Job } from './job.ts';
+import type { Job } from './job.ts';
 import type { SubmitParams } from './methods.ts';
-import { shareHash } from './miner.ts';
 
 export interface ShareContext {
   readonly job: Job;
@@ -17,7 +16,7 @@ export interface ShareContext {
   readonly target: bigint;
   /** The target before the last change, still honoured for a short while (miners switch at the next job). */
   readonly previousTarget: bigint | null;
-  /** Keys of the shares already accepted for this job (nonce ‖ solution); the caller owns the set. */
+  /** Hashes (hex, as shown) of the shares already accepted for this job; the caller owns the set. */
   readonly seen: Set<string>;
   /** Seconds since the epoch. */
   readonly now: number;
@@ -36,41 +35,64 @@ export interface ValidShare {
   readonly isBlock: boolean;
 }
 
-const HEX_RE = /^[0-9a-f]*$/;
+/** Where the header's time field starts: time and bits end the Equihash input. */
+const TIME_OFFSET = HEADER_INPUT_BYTES - 8;
 
-/** The solution's canonical compactSize prefix for the parameter set, as hex. */
+/** The solution's canonical compactSize prefix per solution size, as hex: one per parameter set, encoded once. */
+const solutionPrefixes = new Map<number, string>();
+
 function solutionPrefixHex(size: number): string {
-  return Buffer.from(new Writer(9).compactSize(size).finish()).toString('hex');
+  let prefix = solutionPrefixes.get(size);
+  if (prefix === undefined) {
+    prefix = Buffer.from(new Writer(9).compactSize(size).finish()).toString('hex');
+    solutionPrefixes.set(size, prefix);
+  }
+  return prefix;
 }
 
+/**
+ * Per share, only the essentials: the submitted hex decoded once into the bytes the block will carry
+ * (header ‖ compactSize ‖ solution), hashed once (the hash is also the duplicate key, 64 characters
+ * whatever the solution size), Equihash on the same bytes, one compare against the share target.
+ */
 export function validateShare(ctx: ShareContext): ValidShare {
   const { job, submit, nonce1 } = ctx;
-  const nonce2Hex = 2 * (32 - nonce1.length);
-  if (submit.nonce2.length !== nonce2Hex || !HEX_RE.test(submit.nonce2)) {
-    throw new StratumError(StratumErrorCode.OTHER, `nonce_2 must be ${nonce2Hex} hex digits`);
-  }
-  if (submit.time.length !== 8 || !HEX_RE.test(submit.time)) throw new StratumError(StratumErrorCode.OTHER, 'time must be 8 hex digits');
-  const time = Buffer.from(submit.time, 'hex').readUInt32LE(0);
-  if (time < job.mintime) throw new StratumError(StratumErrorCode.OTHER, 'time is before the block minimum');
-  if (time > ctx.now + ctx.maxFutureTime) throw new StratumError(StratumErrorCode.OTHER, 'time is too far in the future');
+  const nonce2Bytes = HEADER_NONCE_BYTES - nonce1.length;
   const size = solutionSize(job.equihash);
   const prefix = solutionPrefixHex(size);
-  if (submit.solution.length !== prefix.length + 2 * size || !submit.solution.startsWith(prefix) || !HEX_RE.test(submit.solution)) {
+  if (submit.nonce2.length !== 2 * nonce2Bytes) throw new StratumError(StratumErrorCode.OTHER, `nonce_2 must be ${2 * nonce2Bytes} hex digits`);
+  if (submit.time.length !== 8) throw new StratumError(StratumErrorCode.OTHER, 'time must be 8 hex digits');
+  if (submit.solution.length !== prefix.length + 2 * size || !submit.solution.startsWith(prefix)) {
     throw new StratumError(StratumErrorCode.OTHER, `solution must be ${prefix} followed by ${size} bytes in hex`);
   }
-  const key = submit.nonce2 + submit.solution;
-  if (ctx.seen.has(key)) throw new StratumError(StratumErrorCode.DUPLICATE_SHARE, 'duplicate share');
-
-  const header = headerPrefix(job.headerInput, time, nonce1, fromHex(submit.nonce2));
-  const solution = fromHex(submit.solution.slice(prefix.length));
+  // Every byte is written below or the share is rejected, so the buffer needs no zeroing. A hex
+  // decode stops at the first character that is not hex: a short count is a malformed field.
+  const full = Buffer.allocUnsafe(HEADER_BYTES + submit.solution.length / 2);
+  full.set(job.headerInput, 0);
+  if (full.write(submit.time, TIME_OFFSET, 'hex') !== 4) throw new StratumError(StratumErrorCode.OTHER, 'time must be 8 hex digits');
+  full.set(nonce1, HEADER_INPUT_BYTES);
+  if (full.write(submit.nonce2, HEADER_INPUT_BYTES + nonce1.length, 'hex') !== nonce2Bytes) {
+    throw new StratumError(StratumErrorCode.OTHER, `nonce_2 must be ${2 * nonce2Bytes} hex digits`);
+  }
+  if (full.write(submit.solution, HEADER_BYTES, 'hex') !== submit.solution.length / 2) {
+    throw new StratumError(StratumErrorCode.OTHER, `solution must be ${prefix} followed by ${size} bytes in hex`);
+  }
+  const time = full.readUInt32LE(TIME_OFFSET);
+  if (time < job.mintime) throw new StratumError(StratumErrorCode.OTHER, 'time is before the block minimum');
+  if (time > ctx.now + ctx.maxFutureTime) throw new StratumError(StratumErrorCode.OTHER, 'time is too far in the future');
+  const hash = sha256d(full);
+  // The hash as shown (reversed): the duplicate key and, read as a number, what meets a target.
+  const shown = Buffer.from(hash).reverse().toString('hex');
+  if (ctx.seen.has(shown)) throw new StratumError(StratumErrorCode.DUPLICATE_SHARE, 'duplicate share');
+  const header = full.subarray(0, HEADER_BYTES);
+  const solution = full.subarray(HEADER_BYTES + prefix.length / 2);
   if (checkHeaderSolution(job.equihash, header, solution) !== 'ok') throw new StratumError(StratumErrorCode.OTHER, 'invalid solution');
-  const hash = shareHash(header, solution);
-  const value = hashToBigInt(hash);
+  const value = BigInt(`0x${shown}`);
   let target = ctx.target;
   if (value > target) {
     if (ctx.previousTarget === null || value > ctx.previousTarget) throw new StratumError(StratumErrorCode.LOW_DIFFICULTY, 'low difficulty share');
     target = ctx.previousTarget;
   }
-  ctx.seen.add(key);
+  ctx.seen.add(shown);
   return { header, solution, hash, target, isBlock: value <= job.target };
 }

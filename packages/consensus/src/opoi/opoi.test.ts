@@ -6,7 +6,7 @@ import { REGTEST } from '../params/networks.ts';
 import { Transaction, type TxOut } from '../primitives/tx.ts';
 import { ValidationError } from '../validation/errors.ts';
 import { actorKey, actorScript, paysActor } from './actor.ts';
-import { commitmentHash, drawWinner, escrowAmount, requestIdFromUuid, requestIdToUuid } from './commitment.ts';
+import { commitmentHash, drawWinner, escrowAmount, requestIdFromUuid, requestIdHexFromUuid, requestIdToUuid } from './commitment.ts';
 import { escrowRequestId, escrowScript } from './escrow.ts';
 import { ActorType, OpoiKind, type OpoiPayload, decodeOpoiPayload, encodeOpoiPayload, opoiPayloadBytes, opoiPayloadScript } from './payload.ts';
 import type { CommitRecord, RequestRecord, StakeRecord } from './records.ts';
@@ -115,6 +115,22 @@ test('payloads round-trip for every kind and reject malformed bytes with DecodeE
 test('request ids, escrow scripts, commitments and the winner draw', () => {
   assert.equal(requestIdToUuid(ID), '0b4f6a3e-1c2d-4e5f-8a9b-0c1d2e3f4a5b');
   assert.throws(() => requestIdFromUuid('not-a-uuid'), DecodeError);
+  assert.equal(requestIdHexFromUuid('0B4F6A3E-1C2D-4E5F-8A9B-0C1D2E3F4A5B'), '0b4f6a3e1c2d4e5f8a9b0c1d2e3f4a5b');
+  const good = '0b4f6a3e-1c2d-4e5f-8a9b-0c1d2e3f4a5b';
+  const bad = [
+    '',
+    good.slice(1),
+    `${good}0`,
+    good.replace('-', '0'),
+    `0b4f6a3e1-c2d-4e5f-8a9b-0c1d2e3f4a5b`,
+    good.replace('b', 'g'),
+    good.replace('b', 'B').replace('0', ':'),
+    good.replace('e', '@'),
+    good.replace('e', '`'),
+    `{${good.slice(1)}`,
+    good.replaceAll('-', ''),
+  ];
+  for (const text of bad) assert.throws(() => requestIdHexFromUuid(text), DecodeError, `'${text}' is not a UUID`);
   assert.deepEqual(escrowRequestId(escrowScript(ID)), ID);
   assert.equal(escrowRequestId(actorScript(requester)), null);
   const c1 = commitmentHash(ID, minerA, new Uint8Array(32), 10, new Uint8Array(32));

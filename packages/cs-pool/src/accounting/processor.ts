@@ -17,6 +17,7 @@
 import { Transaction, fromHex } from '@cs/consensus';
 import { RpcError, type RpcClient } from '@cs/rpc-client';
 import type { Logger } from 'pino';
+import { crashPoint } from '../node/crash.ts';
 import { feeOf, pplnsCredits, propCredits, soloCredits, type Credits, type PayoutScheme } from './schemes.ts';
 import type { AccountingStore, BalanceDelta, BlockRecord, PaymentRecord } from './store.ts';
 
@@ -34,13 +35,6 @@ export interface ProcessorConfig {
   readonly payoutIntervalMs: number;
   /** fundrawtransaction's fee_rate in base units per vbyte; null leaves it to the wallet's estimate. */
   readonly feeRate: number | null;
-}
-
-/** Fault injection for the kill -9 tests (docs/pool.md): the process kills itself at that point. */
-const CRASH_AT = process.env.CS_POOL_CRASH_AT ?? '';
-
-function crashPoint(name: string): void {
-  if (CRASH_AT === name) process.kill(process.pid, 'SIGKILL');
 }
 
 export function coinsString(units: bigint): string {

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { addressToScript, isValidAddress, type ChainParams } from '@cs/consensus';
 import { networkDataDir } from '@cs/csd/src/datadir/paths.ts';
 import { RpcClient, RpcError, RpcTransportError } from '@cs/rpc-client';
-import { UINT256_MAX, solutionsPerDifficulty } from '@cs/stratum';
+import { solutionsPerDifficulty } from '@cs/stratum';
 import type { Logger } from 'pino';
 import { LmdbStore } from '../accounting/lmdb-store.ts';
 import { PgStore } from '../accounting/pg-store.ts';
@@ -211,7 +211,7 @@ export class Pool {
     const seq = await this.store.addShare({
       address: s.address,
       worker: s.worker,
-      work: UINT256_MAX / s.share.target,
+      work: s.work,
       difficulty: s.difficulty,
       solo: s.solo,
       time: Date.now(),

@@ -48,7 +48,10 @@ export class JobManager extends EventEmitter<JobEvents> {
   private refreshAgain = false;
   private timer: NodeJS.Timeout | null = null;
   private zmq: { close(): void } | null = null;
-  /** When the last hashblock arrived (performance.now()), until its job has gone out; 0 otherwise. */
+  /**
+   * When the pool first heard of the newest block (performance.now()): its ZeroMQ hashblock, or
+   * the long poll's answer when that came first; 0 once its jobs have gone out.
+   */
   lastHashBlockAt = 0;
 
   constructor(private readonly o: JobManagerOptions) {
@@ -106,11 +109,12 @@ export class JobManager extends EventEmitter<JobEvents> {
   private accept(t: BlockTemplate): void {
     const old = this.template;
     if (old && old.previousblockhash === t.previousblockhash && old.longpollid === t.longpollid) {
-      // The long poll announced this block before hashblock did: nothing is measured for it.
+      // Nothing new: a refresh that raced the long poll to the same template, whose jobs are out.
       this.lastHashBlockAt = 0;
       return;
     }
     const clean = !old || old.previousblockhash !== t.previousblockhash;
+    if (clean && old && this.lastHashBlockAt === 0) this.lastHashBlockAt = performance.now();
     this.template = t;
     if (clean) this.jobs.clear();
     this.byPayout.clear();
@@ -160,7 +164,10 @@ export class JobManager extends EventEmitter<JobEvents> {
     this.zmq = sock;
     void (async () => {
       try {
-        for await (const _frames of sock) {
+        for await (const [, body] of sock) {
+          // csd answers the pending long poll on the same new tip: when that template is already
+          // here, its jobs are out, and asking again would only make csd build it a second time.
+          if (this.template?.previousblockhash === Buffer.from(body).toString('hex')) continue;
           this.lastHashBlockAt = performance.now();
           await this.refresh().catch((e) => this.o.log.warn({ err: (e as Error).message }, 'template after hashblock failed'));
         }

@@ -25,6 +25,7 @@ import {
   targetFromHex,
   targetToDifficulty,
   targetToHex,
+  UINT256_MAX,
   validateShare,
   type Job,
   type StratumId,
@@ -32,6 +33,7 @@ import {
 } from '@cs/stratum';
 import type { Logger } from 'pino';
 import type { PoolStats } from '../api/stats.ts';
+import { crashArmed, crashPoint } from '../node/crash.ts';
 import type { JobManager } from './jobs.ts';
 import { Nonce1Allocator } from './nonce1.ts';
 import { Vardiff, type VardiffConfig } from './vardiff.ts';
@@ -77,6 +79,8 @@ export interface AcceptedShare {
   readonly job: Job;
   readonly share: ValidShare;
   readonly difficulty: number;
+  /** Expected hashes the share stands for: 2^256 / its target. */
+  readonly work: bigint;
 }
 
 export interface ServerHooks {
@@ -113,6 +117,9 @@ class Connection {
   invalid = 0;
   lastValidShare: number;
   closed = false;
+  private corked = false;
+  /** What a share at `worth.target` is worth, kept while the target stays (BigInt divisions, once per target). */
+  worth = { target: -1n, difficulty: 0, work: 0n };
 
   constructor(
     readonly socket: Socket,
@@ -128,9 +135,33 @@ class Connection {
     this.lastValidShare = now;
   }
 
-  send(line: string): void {
+  /**
+   * Lines sent in one turn of the event loop leave in one write: a batch of share replies (they
+   * resolve together when their group commit is durable), or a login's result, target and job.
+   */
+  send(line: string | Buffer): void {
+    if (this.closed) return;
+    if (!this.corked) {
+      this.corked = true;
+      this.socket.cork();
+      process.nextTick(uncork, this);
+    }
+    this.socket.write(line);
+  }
+
+  /** Written at once: a job broadcast writes each socket once anyway, and the first miners should not wait for the last. */
+  sendNow(line: Buffer): void {
     if (!this.closed) this.socket.write(line);
   }
+
+  uncork(): void {
+    this.corked = false;
+    this.socket.uncork();
+  }
+}
+
+function uncork(c: Connection): void {
+  c.uncork();
 }
 
 export class StratumServer {
@@ -139,7 +170,7 @@ export class StratumServer {
   private readonly perIp = new Map<string, number>();
   private readonly bans = new Map<string, number>();
   private readonly nonces: Nonce1Allocator;
-  private readonly notifyLines = new WeakMap<Job, [string, string]>();
+  private readonly notifyLines = new WeakMap<Job, [Buffer, Buffer]>();
   private sweepTimer: NodeJS.Timeout | null = null;
   private readonly minTarget: bigint;
   private readonly maxTarget: bigint;
@@ -333,24 +364,37 @@ export class StratumServer {
   }
 
   private sendJob(c: Connection, clean: boolean): void {
-    if (c.payout === null) return;
-    const job = this.jobs.jobFor(c.payout === '' ? null : { address: c.payout, script: c.payoutScript! });
-    c.send(this.notifyLine(job, clean));
+    const line = this.jobLine(c, clean);
+    if (line) c.send(line);
   }
 
-  /** A job's notify line, encoded once for every miner it goes to. */
-  private notifyLine(job: Job, clean: boolean): string {
+  /** The notify line of the connection's current job; null before its first authorize. */
+  private jobLine(c: Connection, clean: boolean): Buffer | null {
+    if (c.payout === null) return null;
+    const job = this.jobs.jobFor(c.payout === '' ? null : { address: c.payout, script: c.payoutScript! });
     let lines = this.notifyLines.get(job);
     if (!lines) {
-      lines = [encodeNotification('mining.notify', notifyParams(job, false)), encodeNotification('mining.notify', notifyParams(job, true))];
+      // Encoded once (as bytes) for every miner it goes to.
+      lines = [
+        Buffer.from(encodeNotification('mining.notify', notifyParams(job, false))),
+        Buffer.from(encodeNotification('mining.notify', notifyParams(job, true))),
+      ];
       this.notifyLines.set(job, lines);
     }
     return lines[clean ? 1 : 0];
   }
 
   private broadcastJob(clean: boolean): void {
-    for (const c of this.connections) this.sendJob(c, clean);
-    // How long the pool itself took from csd's hashblock to the last job written to a socket.
+    const started = performance.now();
+    const cpu = process.cpuUsage();
+    for (const c of this.connections) {
+      const line = this.jobLine(c, clean);
+      if (line) c.sendNow(line);
+    }
+    this.stats.jobFanoutMs = performance.now() - started;
+    const used = process.cpuUsage(cpu);
+    this.stats.jobFanoutCpuMs = (used.user + used.system) / 1000;
+    // How long the pool itself took from the first news of the block to the last job written to a socket.
     if (clean && this.jobs.lastHashBlockAt > 0) {
       this.stats.hashblockToJobsMs = performance.now() - this.jobs.lastHashBlockAt;
       this.jobs.lastHashBlockAt = 0;
@@ -389,12 +433,17 @@ export class StratumServer {
       }
       throw e;
     }
-    const difficulty = targetToDifficulty(share.target, this.net.powLimit);
-    await this.hooks.onShare({ address: login.address, worker: login.worker, solo: login.solo, job: live.job, share, difficulty });
+    if (c.worth.target !== share.target) {
+      c.worth = { target: share.target, difficulty: targetToDifficulty(share.target, this.net.powLimit), work: UINT256_MAX / share.target };
+    }
+    const { difficulty, work } = c.worth;
+    await this.hooks.onShare({ address: login.address, worker: login.worker, solo: login.solo, job: live.job, share, difficulty, work });
     c.valid++;
     c.lastValidShare = now;
     this.stats.share(login.address, login.worker, 'valid', difficulty, now);
     c.send(encodeResult(id, true));
+    // After the uncork queued by this turn's first reply, so the acknowledgement has left.
+    if (crashArmed('after-share-ack')) process.nextTick(crashPoint, 'after-share-ack');
     const next = c.vardiff?.onShare(now / 1000, c.target) ?? null;
     if (next !== null) this.setTarget(c, next);
   }

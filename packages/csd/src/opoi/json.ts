@@ -15,7 +15,7 @@ import {
   commitWindowClose,
   expiryHeight,
   payoutOutputs,
-  requestIdToUuid,
+  uuidFromHex,
   revealDeadline,
   scriptToAddress,
   stakeStatus,
@@ -42,7 +42,7 @@ export function actorAddress(key: string, params: ChainParams): string {
   return address;
 }
 
-export const uuidOf = (id: string) => requestIdToUuid(Buffer.from(id, 'hex'));
+export const uuidOf = uuidFromHex;
 
 function commitToJson(c: CommitRecord, r: RequestRecord, params: ChainParams): JsonObject {
   return {
@@ -121,13 +121,24 @@ export function requestToJson(r: RequestRecord, commits: readonly CommitRecord[]
  * hashes of the active chain, and a payout waiting in the mempool (a spender of the escrow).
  */
 export function nodeRequestToJson(r: RequestRecord, { chain, mempool, params }: Pick<NodeContext, 'chain' | 'mempool' | 'params'>): JsonObject {
-  return requestToJson(r, chain.opoi.commitsOf(r.id), {
+  const payout = pendingPayout(mempool, r);
+  // Bridges and dashboards ask for the same few requests over and over. The store hands out one
+  // record object until a block (or a reorg) changes the request, its commits or its payout, so the
+  // answer is kept per record and reused while the tip and the pending payout are the same.
+  const kept = shown.get(r);
+  if (kept && kept.tip === chain.tip && kept.payout === payout) return kept.json;
+  const json = requestToJson(r, chain.opoi.commitsOf(r.id), {
     params,
     height: chain.height,
     blockHash: chain.atHeight(r.height)?.hashHex,
-    pendingPayout: pendingPayout(mempool, r),
+    pendingPayout: payout,
   });
+  shown.set(r, { tip: chain.tip, payout, json });
+  return json;
 }
+
+/** Shared with every caller, like the store's records: never to be changed. */
+const shown = new WeakMap<RequestRecord, { readonly tip: object; readonly payout: string | undefined; readonly json: JsonObject }>();
 
 /** The escrow's spender in the mempool (an unconfirmed payout), if any. */
 export function pendingPayout(mempool: NodeContext['mempool'], r: RequestRecord): string | undefined {

@@ -1,0 +1,162 @@
+/**
+ * `cs-bridge ask`: the requester's whole flow in one command (docs/bridge.md, "Asking"). The
+ * prompt's SHA-256 goes on chain with the REQUEST (through the node's wallet, funded by the
+ * requester's own coins), the plaintext to the bridge once the REQUEST is confirmed (its 404 is
+ * retried with the same request_id), then the lifecycle is followed until the answer is published
+ * and paid. Ctrl-C leaves the request on chain and prints the command that resumes it.
+ */
+import { randomUUID } from 'node:crypto';
+import { parseArgs } from 'node:util';
+import { RpcError } from '@cs/rpc-client';
+import { amountFromValue } from '@cs/csd/src/rpc/amount.ts';
+import { rpcClientFor } from '../bridge.ts';
+import { ConfigError, DEFAULT_RPC_URL, mergedValues } from '../config/env.ts';
+import { describeNodeError } from '../node/node-check.ts';
+import { type ChainRequest, sha256Hex } from '../opoi/engine.ts';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+interface AskRequest extends ChainRequest {
+  readonly tx_hash: string;
+  readonly refund_amount: number | null;
+}
+
+export async function runAsk(envFile: string, argv: string[], out: NodeJS.WritableStream = process.stdout): Promise<number> {
+  const { values: flags, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      model: { type: 'string' },
+      'max-tokens': { type: 'string' },
+      payment: { type: 'string' },
+      'fee-per-token': { type: 'string', default: '0' },
+      requester: { type: 'string' },
+      'request-id': { type: 'string' },
+      'bridge-url': { type: 'string' },
+      'api-key': { type: 'string' },
+      'rpc-url': { type: 'string' },
+      'rpc-user': { type: 'string' },
+      'rpc-pass': { type: 'string' },
+      'poll-ms': { type: 'string', default: '1000' },
+    },
+  });
+  const say = (text: string) => out.write(`${text}\n`);
+  const env = mergedValues(envFile);
+  const prompt = positionals.join(' ');
+  if (!flags.model || !flags['max-tokens'] || !flags.payment || prompt === '')
+    throw new ConfigError('ask needs --model, --max-tokens, --payment and the prompt');
+  const maxTokens = Number(flags['max-tokens']);
+  if (!Number.isSafeInteger(maxTokens) || maxTokens < 1) throw new ConfigError('--max-tokens must be a positive integer');
+  const payment = amountFromValue(flags.payment);
+  const feePerToken = amountFromValue(flags['fee-per-token']);
+  const rpcUrl = flags['rpc-url'] ?? env.CSD_RPC_URL ?? DEFAULT_RPC_URL;
+  const rpc = rpcClientFor({ rpcUrl, rpcUser: flags['rpc-user'] ?? env.CSD_RPC_USER ?? '', rpcPass: flags['rpc-pass'] ?? env.CSD_RPC_PASS ?? '' });
+  const apiListen = env.API_LISTEN_ADDR ?? '127.0.0.1:3533';
+  const bridgeUrl = (flags['bridge-url'] ?? `http://${apiListen.replace(/^0\.0\.0\.0:/, '127.0.0.1:')}`).replace(/\/$/, '');
+  const apiKey = flags['api-key'] ?? env.OPOI_REQUESTER_API_KEY ?? '';
+  if (apiKey === '') throw new ConfigError('no API key: set OPOI_REQUESTER_API_KEY in the env file or pass --api-key');
+  const pollMs = Number(flags['poll-ms']);
+  const promptHash = sha256Hex(prompt);
+  let requestId = flags['request-id']?.toLowerCase() ?? null;
+
+  const onInterrupt = () => {
+    if (requestId) {
+      say(`\nInterrupted. Request ${requestId} stays on chain (its escrow is refunded if nobody answers).`);
+      say(
+        `Resume with: cs-bridge ask --request-id ${requestId} --model ${flags.model} --max-tokens ${maxTokens} --payment ${flags.payment} ${JSON.stringify(prompt)}`,
+      );
+    } else say('\nInterrupted before any request was sent.');
+    process.exit(130);
+  };
+  process.once('SIGINT', onInterrupt);
+  try {
+    let requestTxid: string | null = null;
+    if (requestId === null) {
+      const requester = flags.requester ?? (await pickRequester(rpc, payment + BigInt(maxTokens) * feePerToken));
+      requestId = randomUUID();
+      const r = await rpc.call<{ txid: string }>('submitopoirequest', [
+        requestId,
+        flags.model,
+        promptHash,
+        maxTokens,
+        flags.payment,
+        requester,
+        flags['fee-per-token'],
+      ]);
+      requestTxid = r.txid;
+      say(`REQUEST ${requestId} broadcast: txid ${r.txid} (prompt sha256 ${promptHash})`);
+    } else say(`Resuming request ${requestId}`);
+
+    say('Waiting for the REQUEST to confirm, then handing the prompt to the bridge...');
+    for (;;) {
+      const res = await fetch(`${bridgeUrl}/svc/opoi/prompt`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-opoi-api-key': apiKey },
+        body: JSON.stringify({ request_id: requestId, prompt }),
+      });
+      if (res.status === 200) break;
+      const body = (await res.json().catch(() => ({}))) as { error?: string };
+      // 404 while the REQUEST is unconfirmed: the same request_id again after a block; 429 when
+      // over the bridge's per-client limit: again once the minute is over.
+      if (res.status === 429) say('The bridge asks to slow down (429); retrying...');
+      else if (res.status !== 404) throw new ConfigError(`the bridge refused the prompt (HTTP ${res.status}): ${body.error ?? ''}`);
+      await sleep(pollMs);
+    }
+    say('Prompt accepted by the bridge.');
+
+    let lastStage = '';
+    for (;;) {
+      const chain = await rpc.call<AskRequest>('getopoirequest', [requestId]);
+      requestTxid ??= chain.tx_hash;
+      const sub = await fetch(`${bridgeUrl}/svc/opoi/submissions/${requestId}`).then((r) =>
+        r.ok ? (r.json() as Promise<{ stage: string; payout_txid: string | null }>) : null,
+      );
+      const stage = `${chain.status}/${sub?.stage ?? 'unknown'}`;
+      if (stage !== lastStage) {
+        say(`  ${new Date().toISOString()} request ${chain.status}, bridge stage ${sub?.stage ?? 'unknown'}, commits ${chain.commits.length}`);
+        lastStage = stage;
+      }
+      if (chain.status === 'EXPIRED') {
+        const refund = await rpc.call<{ txid: string }>('claimopoipayout', [requestId]);
+        say(`Nobody answered: the request EXPIRED. Refund txid ${refund.txid}; request txid ${requestTxid}.`);
+        return 2;
+      }
+      if (chain.status === 'FULFILLED' && chain.payout_txid) {
+        const content = await rpc.call<{ content_hex: string }>('getopoicontent', [requestId, 'RESPONSE']).catch((e) => {
+          if (e instanceof RpcError && e.code === -5) return null;
+          throw e;
+        });
+        if (content) {
+          say('Answer:');
+          say(Buffer.from(content.content_hex, 'hex').toString('utf8'));
+          say(`request txid ${requestTxid}`);
+          say(`payout txid ${chain.payout_txid}`);
+          return 0;
+        }
+      }
+      await sleep(pollMs);
+    }
+  } catch (e) {
+    if (e instanceof ConfigError) throw e;
+    throw new ConfigError(describeNodeError(e, rpcUrl));
+  } finally {
+    process.off('SIGINT', onInterrupt);
+    rpc.close();
+  }
+}
+
+/** The wallet address whose confirmed coins best cover the escrow: the REQUEST spends the requester's own coins. */
+async function pickRequester(rpc: ReturnType<typeof rpcClientFor>, escrow: bigint): Promise<string> {
+  const coins = await rpc.call<{ address?: string; amount: number; spendable: boolean; opoi_collateral?: boolean }[]>('listunspent', [1]);
+  // Staked addresses' coins pay their commits and reveals: leave them to the miner.
+  const staked = new Set((await rpc.call<{ miner_address: string }[]>('listopoistakes')).map((s) => s.miner_address));
+  const byAddress = new Map<string, bigint>();
+  for (const c of coins) {
+    if (!c.spendable || c.opoi_collateral || !c.address || staked.has(c.address)) continue;
+    byAddress.set(c.address, (byAddress.get(c.address) ?? 0n) + amountFromValue(c.amount));
+  }
+  const best = [...byAddress].sort((a, b) => (b[1] > a[1] ? 1 : b[1] < a[1] ? -1 : 0))[0];
+  if (!best || best[1] <= escrow)
+    throw new ConfigError('no wallet address holds enough confirmed coins for the escrow; fund one, or pass --requester');
+  return best[0];
+}
