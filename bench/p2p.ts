@@ -3,7 +3,7 @@
 //    (goal: reindex time / sync time >= 0.80);
 //  - -reindex in P2WPKH inputs per second against raw single-core libsecp256k1 verification
 //    (goal >= 1.4x on 2 cores);
-//  - the syncing node's memory (resident set size).
+//  - the syncing node's memory (resident set, and its anonymous part apart from LMDB's mapped pages).
 // Both nodes run without the wallet and the optional indexes, so both runs do the chain's work only.
 //   node --import tsx bench/p2p.ts [spendBlocks]    (default 2000 blocks of 2,000 inputs)
 import { readFileSync } from 'node:fs';
@@ -35,25 +35,47 @@ function rawVerifyRate(): number {
   return rates.sort((a, b) => a - b)[2];
 }
 
-/** Resident set size of a process in MiB, from /proc (Linux). */
-function rssMiB(pid: number): number {
-  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return m ? Number(m[1]) / 1024 : 0;
+/** Where a node's block connects spent their time (its /metrics), as shares of the total. */
+async function connectPhases(d: Daemon): Promise<string> {
+  const text = await (await fetch(`http://127.0.0.1:${d.rpcPort}/metrics`)).text();
+  const seconds = (phase: string) =>
+    Number(new RegExp(`^csd_block_connect_phase_seconds_sum\\{phase="${phase}"\\} (\\S+)$`, 'm').exec(text)?.[1] ?? 0);
+  const phases = { plan: seconds('plan'), scripts: seconds('scripts'), write: seconds('write') };
+  const total = phases.plan + phases.scripts + phases.write;
+  return Object.entries(phases)
+    .map(([name, s]) => `${name} ${((100 * s) / total).toFixed(0)}%`)
+    .join(', ');
+}
+
+interface Memory {
+  /** Resident set, MiB. */
+  rss: number;
+  /** Its anonymous part (heap, buffers, native allocations), MiB; the rest is mostly LMDB's mapped file pages. */
+  anon: number;
+}
+
+/** Resident memory of a process, from /proc (Linux). */
+function memoryOf(pid: number): Memory {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kB = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1] ?? 0) / 1024;
+  return { rss: kB('VmRSS'), anon: kB('RssAnon') };
 }
 
 /**
  * Launches `d` and waits until its tip is at `height`, through warmup (-reindex runs there):
  * the seconds from launch and the largest resident set seen.
  */
-async function runUntil(d: Daemon, height: number, args: readonly string[]): Promise<{ seconds: number; peakMiB: number }> {
+async function runUntil(d: Daemon, height: number, args: readonly string[]): Promise<{ seconds: number; peak: Memory }> {
   const t0 = performance.now();
   const proc = await d.launch(args);
-  let peakMiB = 0;
+  const peak: Memory = { rss: 0, anon: 0 };
   for (;;) {
     if (proc.exitCode !== null) throw new Error(`csd exited with ${proc.exitCode}: ${d.stderr}`);
-    peakMiB = Math.max(peakMiB, rssMiB(proc.pid!));
+    const now = memoryOf(proc.pid!);
+    peak.rss = Math.max(peak.rss, now.rss);
+    peak.anon = Math.max(peak.anon, now.anon);
     try {
-      if ((await d.call<number>('getblockcount')) >= height) return { seconds: (performance.now() - t0) / 1000, peakMiB };
+      if ((await d.call<number>('getblockcount')) >= height) return { seconds: (performance.now() - t0) / 1000, peak };
     } catch (e) {
       // Not listening yet, no answer yet, or warming up (-28).
       if (e instanceof RpcCallError && e.code !== -28) throw e;
@@ -80,6 +102,7 @@ try {
   await source.stop();
   const reindex = await runUntil(node, chain.height, ['-reindex', '-listen=0']);
   if ((await node.call<string>('getbestblockhash')) !== chain.tip) throw new Error('the reindexed node is not at the chain tip');
+  const phases = await connectPhases(node);
   await node.stop();
   const raw = (rawBefore + rawVerifyRate()) / 2;
   const inputRate = chain.inputs / reindex.seconds;
@@ -89,7 +112,9 @@ try {
   console.log(
     `-reindex: ${Math.round(inputRate).toLocaleString('en')} inputs/s; raw single-core libsecp256k1: ${Math.round(raw).toLocaleString('en')} verifies/s; ratio ${(inputRate / raw).toFixed(2)}x on ${availableParallelism()} cores (goal >= 1.4x)`,
   );
-  console.log(`memory (resident set, peak): ${sync.peakMiB.toFixed(0)} MiB during sync, ${reindex.peakMiB.toFixed(0)} MiB during -reindex`);
+  console.log(`-reindex block connect time: ${phases} (plan includes the UTXO lookups; scripts is the wait for signature checks)`);
+  const mem = (m: Memory) => `${m.rss.toFixed(0)} MiB (${m.anon.toFixed(0)} MiB anonymous, the rest mapped database pages)`;
+  console.log(`memory, peak resident set: ${mem(sync.peak)} during sync, ${mem(reindex.peak)} during -reindex`);
 } finally {
   await node.cleanup();
   await source.cleanup();

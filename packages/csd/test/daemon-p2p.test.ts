@@ -257,12 +257,20 @@ describe('p2p network', { concurrency: false }, () => {
     await a.call('setban', '192.0.2.0/24', 'add');
     await a.stop();
     assert.equal(await a.exited(), 0);
-    assert.ok(existsSync(join(a.datadir, 'regtest', 'peers.json')));
+    assert.ok(existsSync(join(a.datadir, 'regtest', 'peers.json')), 'peers.json was not saved');
     await a.start();
     assert.deepEqual(
       (await a.call<{ address: string }[]>('listbanned')).map((b) => b.address),
       ['192.0.2.0/24'],
     );
+    // The first block a mines after its restart is announced to b (which reconnects on its own):
+    // the restart loaded new block index entries, so the network must not compare with stale ones.
+    const height = await a.call<number>('getblockcount');
+    await waitUntil("b has a's headers again", async () =>
+      (await b.call<{ synced_headers: number }[]>('getpeerinfo')).some((p) => p.synced_headers === height),
+    );
+    const [first] = await a.call<string[]>('generatetoaddress', 1, ADDRESS);
+    await waitUntil('b receives the first block a mined after its restart', async () => (await tipOf(b)) === first);
   });
 
   test('a connection that never completes the handshake is closed after -peertimeout', async () => {

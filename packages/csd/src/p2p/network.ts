@@ -154,7 +154,8 @@ export class Network {
   private readonly seenOpoi = new RecentSet(RECENT_REJECTS_MAX);
   private readonly txRequested = new Map<string, { peer: number; at: number }>();
   private timer: NodeJS.Timeout | null = null;
-  private lastAnnounced: BlockIndexEntry;
+  /** The tip when the last announcement was made: set on start, since the network is built before the chain is loaded. */
+  private lastAnnounced: BlockIndexEntry | null = null;
   private lastProgressLog = 0;
   private lastSave = Date.now();
   private closedBytes = { sent: 0, received: 0 };
@@ -171,7 +172,6 @@ export class Network {
     this.addrman = new AddressManager(join(deps.dataDir, 'peers.json'), deps.now);
     this.download = new BlockDownload(deps.chain);
     this.orphans = new OrphanPool(deps.now);
-    this.lastAnnounced = deps.chain.tip;
     for (const node of o.addnode) this.addedNodes.set(node, 0);
   }
 
@@ -182,6 +182,7 @@ export class Network {
     this.started = true;
     for (const problem of [await this.banlist.load(), await this.addrman.load()]) if (problem) log.warn(problem);
     if (o.listen) await this.listen();
+    this.lastAnnounced = chain.tip;
     chain.events.on('tip', this.onTip);
     mempool.events.on('added', this.onMempoolAdded);
     for (const seed of o.connect.length > 0 ? [] : o.seednode) this.connectTo(seed, 'manual', null, true);
@@ -596,7 +597,7 @@ export class Network {
   private readonly onTip = (tip: BlockIndexEntry): void => {
     const { chain } = this.deps;
     this.download.progressed();
-    const previous = this.lastAnnounced;
+    const previous = this.lastAnnounced!;
     this.lastAnnounced = tip;
     if (chain.bestHeader.chainWork > tip.chainWork) return;
     const fork = findFork(previous, tip);
