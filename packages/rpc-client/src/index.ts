@@ -1,2 +1,3 @@
 /** @cs/rpc-client: the JSON-RPC client every program of the repo uses to talk to csd. */
 export * from './client.ts';
+export * from './payments.ts';

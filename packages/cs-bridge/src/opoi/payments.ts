@@ -12,7 +12,7 @@
  * fee) back to the OPoI address.
  */
 import { Transaction, fromHex } from '@cs/consensus';
-import { RpcError, type RpcClient } from '@cs/rpc-client';
+import { type RpcClient, broadcastRecorded } from '@cs/rpc-client';
 import { amountToJson } from '@cs/csd/src/format/json.ts';
 import type { Logger } from 'pino';
 import type { BridgeConfig } from '../config/env.ts';
@@ -36,32 +36,14 @@ export class Payments {
     await this.pay();
   }
 
-  private async confirmations(txid: string): Promise<number | null> {
-    try {
-      return (await this.rpc.call<{ confirmations: number }>('gettransaction', [txid])).confirmations;
-    } catch (e) {
-      if (e instanceof RpcError && e.code === -5) return null;
-      throw e;
-    }
-  }
-
   private async broadcast(p: PaymentRecord): Promise<void> {
-    try {
-      await this.rpc.call('sendrawtransaction', [p.hex]);
-    } catch (e) {
-      if (!(e instanceof RpcError)) throw e;
-      const known = await this.confirmations(p.txid);
-      if (e.code !== -27 && (known === null || known < 0)) {
-        if (e.code === -25 || e.code === -26) {
-          await this.store.apply({
-            payments: [{ ...p, status: 'failed' }],
-            balances: Object.entries(p.amounts).map(([wallet, v]) => ({ wallet, pending: BigInt(v), paid: -BigInt(v) })),
-          });
-          this.log.error({ txid: p.txid, err: e.message }, 'payment can no longer be sent (inputs spent elsewhere): balances restored');
-          return;
-        }
-        throw e;
-      }
+    if ((await broadcastRecorded(this.rpc, p.hex, p.txid)) === 'unspendable') {
+      await this.store.apply({
+        payments: [{ ...p, status: 'failed' }],
+        balances: Object.entries(p.amounts).map(([wallet, v]) => ({ wallet, pending: BigInt(v), paid: -BigInt(v) })),
+      });
+      this.log.error({ txid: p.txid }, 'payment can no longer be sent (inputs spent elsewhere): balances restored');
+      return;
     }
     await this.store.apply({ payments: [{ ...p, status: 'broadcast' }] });
     this.log.info({ txid: p.txid, amounts: p.amounts }, 'miner payment broadcast');

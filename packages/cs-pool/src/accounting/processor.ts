@@ -15,7 +15,7 @@
  * same coins.
  */
 import { Transaction, fromHex } from '@cs/consensus';
-import { RpcError, type RpcClient } from '@cs/rpc-client';
+import { type RpcClient, RpcError, broadcastRecorded, walletConfirmations } from '@cs/rpc-client';
 import type { Logger } from 'pino';
 import { crashPoint } from '../node/crash.ts';
 import { feeOf, pplnsCredits, propCredits, soloCredits, type Credits, type PayoutScheme } from './schemes.ts';
@@ -173,40 +173,21 @@ export class PayoutProcessor {
     for (const p of await this.store.payments()) {
       if (p.status === 'signed') await this.broadcast(p);
       else if (p.status === 'broadcast') {
-        const confirmations = await this.walletConfirmations(p.txid);
+        const confirmations = await walletConfirmations(this.rpc, p.txid);
         if (confirmations !== null && confirmations >= 1) await this.store.apply({ payments: [{ ...p, status: 'confirmed' }] });
       }
     }
   }
 
-  private async walletConfirmations(txid: string): Promise<number | null> {
-    try {
-      return (await this.rpc.call<{ confirmations: number }>('gettransaction', [txid])).confirmations;
-    } catch (e) {
-      if (e instanceof RpcError && e.code === -5) return null;
-      throw e;
-    }
-  }
-
   /** Sends a recorded payment; the same signed bytes every time, so it can only ever confirm once. */
   private async broadcast(p: PaymentRecord): Promise<void> {
-    try {
-      await this.rpc.call('sendrawtransaction', [p.hex]);
-    } catch (e) {
-      if (!(e instanceof RpcError)) throw e;
-      const known = await this.walletConfirmations(p.txid);
-      // -27: already in the chain; or the wallet has it (mempool or block): it went out before.
-      if (e.code !== -27 && (known === null || known < 0)) {
-        if (e.code === -25 || e.code === -26) {
-          await this.store.apply({
-            payments: [{ ...p, status: 'failed' }],
-            balances: Object.entries(p.amounts).map(([address, v]) => ({ address, pending: BigInt(v), paid: -BigInt(v) })),
-          });
-          this.log.error({ txid: p.txid, err: e.message }, 'payment can no longer be sent (inputs spent elsewhere): balances restored');
-          return;
-        }
-        throw e;
-      }
+    if ((await broadcastRecorded(this.rpc, p.hex, p.txid)) === 'unspendable') {
+      await this.store.apply({
+        payments: [{ ...p, status: 'failed' }],
+        balances: Object.entries(p.amounts).map(([address, v]) => ({ address, pending: BigInt(v), paid: -BigInt(v) })),
+      });
+      this.log.error({ txid: p.txid }, 'payment can no longer be sent (inputs spent elsewhere): balances restored');
+      return;
     }
     await this.store.apply({ payments: [{ ...p, status: 'broadcast' }] });
     this.log.info({ txid: p.txid, amounts: p.amounts }, 'payment broadcast');
