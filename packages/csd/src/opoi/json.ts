@@ -24,7 +24,7 @@ import {
 } from '@cs/consensus';
 import { amountToJson } from '../format/json.ts';
 import type { NodeContext } from '../node/context.ts';
-import type { JsonObject } from '../rpc/json.ts';
+import { type JsonObject, withJsonText } from '../rpc/json.ts';
 import type { PublishedContent } from './content.ts';
 
 /** Addresses by actor key: encoding bech32 dominates a request's JSON otherwise. */
@@ -127,12 +127,14 @@ export function nodeRequestToJson(r: RequestRecord, { chain, mempool, params }: 
   // answer is kept per record and reused while the tip and the pending payout are the same.
   const kept = shown.get(r);
   if (kept && kept.tip === chain.tip && kept.payout === payout) return kept.json;
-  const json = requestToJson(r, chain.opoi.commitsOf(r.id), {
-    params,
-    height: chain.height,
-    blockHash: chain.atHeight(r.height)?.hashHex,
-    pendingPayout: payout,
-  });
+  const json = withJsonText(
+    requestToJson(r, chain.opoi.commitsOf(r.id), {
+      params,
+      height: chain.height,
+      blockHash: chain.atHeight(r.height)?.hashHex,
+      pendingPayout: payout,
+    }),
+  );
   shown.set(r, { tip: chain.tip, payout, json });
   return json;
 }

@@ -17,7 +17,7 @@
  * error"), and `id` is always present in replies (null when the request had none).
  */
 import { RpcError, RpcErrorCode, type RpcErrorCodeValue } from './errors.ts';
-import { isJsonObject, type JsonObject, type JsonValue } from './json.ts';
+import { isJsonObject, type JsonObject, type JsonValue, jsonTextOf } from './json.ts';
 import type { Logger } from './logger.ts';
 import type { HttpMetrics } from './metrics.ts';
 import type { RpcCallContext, RpcRegistry } from './registry.ts';
@@ -87,7 +87,8 @@ export class JsonRpcDispatcher {
     }
     if (isNotification(call)) return { status: 204, body: null };
     if (outcome instanceof RpcError) return this.#errorReply(call, outcome, call.v2 ? 200 : legacyStatus(outcome.code));
-    return { status: 200, body: `${JSON.stringify(replyObject(call, outcome, null))}\n` };
+    const text = jsonTextOf(outcome);
+    return { status: 200, body: `${text === undefined ? JSON.stringify(replyObject(call, outcome, null)) : replyWithText(call, text)}\n` };
   }
 
   async #batch(requests: readonly JsonValue[], ctx: RpcCallContext): Promise<RpcReply> {
@@ -172,6 +173,12 @@ function errorObject(error: RpcError): ErrorObject {
 }
 
 /** Member order as Core writes them: jsonrpc (2.0 only), result and/or error, id. */
+/** The bytes JSON.stringify(replyObject(envelope, result, null)) would give, around a result's kept text. */
+function replyWithText(envelope: Envelope, text: string): string {
+  const id = JSON.stringify(envelope.id ?? null);
+  return envelope.v2 ? `{"jsonrpc":"2.0","result":${text},"id":${id}}` : `{"result":${text},"error":null,"id":${id}}`;
+}
+
 function replyObject(envelope: Envelope, result: JsonValue, error: ErrorObject | null): object {
   const id = envelope.id ?? null;
   if (!envelope.v2) return { result, error, id };

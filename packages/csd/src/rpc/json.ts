@@ -65,3 +65,21 @@ export function parseJson(text: string): JsonValue | undefined {
   }
   return value;
 }
+
+/** JSON text of shared result objects (withJsonText), weakly held: it goes with its object. */
+const jsonTexts = new WeakMap<object, string>();
+
+/**
+ * Serializes a result object once, for a result a handler hands out many times unchanged (a kept
+ * answer): replies then splice in the text instead of serializing the object on every call. The
+ * object must never change afterwards.
+ */
+export function withJsonText<T extends JsonObject>(value: T): T {
+  jsonTexts.set(value, JSON.stringify(value));
+  return value;
+}
+
+/** The text withJsonText kept for this value, if any. */
+export function jsonTextOf(value: JsonValue): string | undefined {
+  return typeof value === 'object' && value !== null ? jsonTexts.get(value) : undefined;
+}

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { AllowList } from './allowip.ts';
 import { writeCookie } from '../datadir/cookie.ts';
 import { RpcError, RpcErrorCode } from './errors.ts';
+import { withJsonText } from './json.ts';
 import { silentLogger } from './logger.ts';
 import { RpcRegistry } from './registry.ts';
 import { RpcHttpServer, type RpcServerOptions } from './server.ts';
@@ -36,6 +37,14 @@ function registerTestMethods(registry: RpcRegistry, touches: { count: number }):
     description: 'A fixed chain summary.',
     params: [],
     handler: async () => ({ chain: 'regtest', blocks: 0 }),
+  });
+  const kept = withJsonText({ kept: true, text: 'a "quoted" value', list: [1, null] });
+  registry.register({
+    ...common,
+    name: 'getkept',
+    description: 'A shared answer serialized once.',
+    params: [],
+    handler: async () => kept,
   });
   registry.register({
     ...common,
@@ -372,6 +381,18 @@ test('JSON-RPC 2.0: jsonrpc member, only one of result/error, HTTP 200 even for 
   const nullId = await rpc({ jsonrpc: '2.0', id: null, method: 'add', params: [1] });
   assert.equal(nullId.status, 200, 'an explicit null id is not a notification');
   assert.deepEqual(json(nullId), { jsonrpc: '2.0', result: 2, id: null });
+});
+
+test('a result serialized once (withJsonText) gives the same bytes as one serialized per reply', async (t) => {
+  const { rpc } = await start(t);
+  const result = { kept: true, text: 'a "quoted" value', list: [1, null] };
+  for (const envelope of [{ id: 1 }, { id: 'x"y' }, { id: null }, { jsonrpc: '2.0', id: 2 }, { jsonrpc: '2.0', id: null }]) {
+    const res = await rpc({ ...envelope, method: 'getkept' });
+    const expected = 'jsonrpc' in envelope ? { jsonrpc: '2.0', result, id: envelope.id } : { result, error: null, id: envelope.id };
+    assert.equal(res.text, `${JSON.stringify(expected)}\n`, `reply to ${JSON.stringify(envelope)}`);
+  }
+  const batch = await rpc([{ id: 3, method: 'getkept' }]);
+  assert.deepEqual(json(batch), [{ result, error: null, id: 3 }], 'batches serialize it as any result');
 });
 
 test('JSON-RPC 2.0 notifications run and get 204 with no body, even when they fail', async (t) => {
