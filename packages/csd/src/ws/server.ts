@@ -15,6 +15,7 @@ import type { JsonObject, JsonValue } from '../rpc/json.ts';
 import { RateLimiter } from '../rpc/rate-limit.ts';
 import { ProtocolError, acceptedAnswer, errorAnswer, parseMessage, readRequest } from './protocol.ts';
 import { SubscriptionTable } from './subscriptions.ts';
+import { textFrame } from './frame.ts';
 
 export interface WsLimits {
   /** Open connections at once; further handshakes are refused with HTTP 503. */
@@ -73,6 +74,8 @@ export class WsClient {
 
   constructor(
     readonly socket: WebSocket,
+    /** The upgraded connection under `socket`: framed messages are written to it directly. */
+    readonly wire: Duplex,
     readonly peer: string,
     /** Unique per server, the rate limiter's key. */
     readonly id: string,
@@ -128,10 +131,10 @@ export class WsServer {
     return this.#clients.size;
   }
 
-  /** Sends one push to each of `clients`, serialized once for all of them. */
+  /** Sends one push to each of `clients`, serialized and framed once for all of them. */
   push(clients: Iterable<WsClient>, payload: JsonObject): void {
-    let data: Buffer | undefined;
-    for (const client of clients) this.#deliver(client, (data ??= Buffer.from(JSON.stringify(payload))));
+    let frame: Buffer | undefined;
+    for (const client of clients) this.#deliver(client, (frame ??= jsonFrame(payload)));
   }
 
   /** Refuses new connections, says goodbye (1001) to the open ones and cuts whatever lingers after `graceMs`. */
@@ -161,7 +164,7 @@ export class WsServer {
     if (this.#clients.size >= this.#limits.maxConnections) return this.#refuse(socket, 503, 'Service Unavailable', peer, 'too many connections');
     this.#wss.handleUpgrade(req, socket, head, (ws) => {
       socket.off('error', onError);
-      this.#onConnection(ws, peer);
+      this.#onConnection(ws, socket, peer);
     });
   }
 
@@ -170,8 +173,8 @@ export class WsServer {
     socket.end(`HTTP/1.1 ${status} ${text}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
   }
 
-  #onConnection(socket: WebSocket, peer: string): void {
-    const client = new WsClient(socket, peer, String(this.#nextId++));
+  #onConnection(socket: WebSocket, wire: Duplex, peer: string): void {
+    const client = new WsClient(socket, wire, peer, String(this.#nextId++));
     this.#clients.add(client);
     socket.on('message', (data, isBinary) => this.#onMessage(client, data, isBinary));
     socket.on('pong', () => (client.alive = true));
@@ -188,7 +191,7 @@ export class WsServer {
     if (!this.#limiter.tryTake(client.id)) {
       this.#deliver(
         client,
-        answer(errorAnswer(new ProtocolError('rate-limited', `Rate limit exceeded: at most ${this.#options.rateLimit} messages per minute`))),
+        jsonFrame(errorAnswer(new ProtocolError('rate-limited', `Rate limit exceeded: at most ${this.#options.rateLimit} messages per minute`))),
       );
       this.#cut(client, CloseCode.POLICY_VIOLATION, 'rate limit exceeded');
       return;
@@ -205,18 +208,23 @@ export class WsServer {
       if (!(e instanceof ProtocolError)) throw e;
       reply = errorAnswer(e, message);
     }
-    this.#deliver(client, answer(reply));
+    this.#deliver(client, jsonFrame(reply));
   }
 
-  /** Queues data for a client unless that would take its backlog past the bound: then it is cut off instead. */
-  #deliver(client: WsClient, data: Buffer): void {
+  /**
+   * Queues a framed message for a client unless that would take its backlog past the bound: then
+   * it is cut off instead. Without compression the library writes its own frames (pings, close)
+   * to the connection at once too, so writing ours directly keeps every frame whole and in order.
+   */
+  #deliver(client: WsClient, frame: Buffer): void {
     if (client.cut || client.socket.readyState !== client.socket.OPEN) return;
-    if (client.socket.bufferedAmount + data.length > this.#limits.maxBufferedBytes) {
-      this.#options.logger.info({ peer: client.peer, buffered: client.socket.bufferedAmount }, 'WebSocket client cut off: not reading fast enough');
+    const buffered = client.wire.writableLength;
+    if (buffered + frame.length > this.#limits.maxBufferedBytes) {
+      this.#options.logger.info({ peer: client.peer, buffered }, 'WebSocket client cut off: not reading fast enough');
       this.#cut(client, CloseCode.TRY_AGAIN_LATER, 'slow consumer');
       return;
     }
-    client.socket.send(data, { binary: false });
+    client.wire.write(frame);
   }
 
   /**
@@ -242,8 +250,8 @@ export class WsServer {
   }
 }
 
-function answer(reply: JsonObject): Buffer {
-  return Buffer.from(JSON.stringify(reply));
+function jsonFrame(message: JsonObject): Buffer {
+  return textFrame(Buffer.from(JSON.stringify(message)));
 }
 
 /** A text frame's bytes as a string (ws hands them over as one Buffer unless told otherwise). */
