@@ -128,11 +128,10 @@ async function listen(server: Server): Promise<number> {
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const r = await benchRest();
-  const verdict = r.ratio >= 0.7 ? 'ok' : 'BELOW GOAL';
-  console.log(`/rest/block/<hash>.bin of a ${r.blockBytes}-byte block / bare node:http same bytes: ${r.ratio.toFixed(2)} (goal >= 0.70, ${verdict})`);
+  console.log(`/rest/block/<hash>.bin of a ${r.blockBytes}-byte block / bare node:http same bytes: ${r.ratio.toFixed(2)} (block cache on)`);
   console.log(`    ${Math.round(r.restRps)} REST requests/s, ${Math.round(r.bareRps)} bare requests/s (medians, client in the same thread)`);
   const u = r.uncached;
   console.log(
-    `    without the block cache (every request reads LMDB): ${u.ratio.toFixed(2)} [${Math.round(u.restRps)} vs ${Math.round(u.bareRps)} requests/s]`,
+    `    without the block cache (every request reads LMDB): ${u.ratio.toFixed(2)} (goal >= 0.85, ${u.ratio >= 0.85 ? 'ok' : 'BELOW GOAL'}) [${Math.round(u.restRps)} vs ${Math.round(u.bareRps)} requests/s]`,
   );
 }

@@ -17,7 +17,7 @@ import {
   type OutPoint,
 } from '@cs/consensus';
 import { type OpoiBlockChanges, OpoiStore } from '../opoi/store.ts';
-import type { ChainDatabase } from '../storage/database.ts';
+import { type ChainDatabase, readLarge, readLargeInto } from '../storage/database.ts';
 import { BlockIndexEntry, BlockStatus, FAILED_MASK, betterTip, decodeIndexRecord, findFork } from './block-index.ts';
 import { coinKey, decodeCoin, encodeCoin, writeCoinKey, type Coin } from './coins.ts';
 import { type ConnectPlan, planConnect } from './connect.ts';
@@ -184,7 +184,7 @@ export class Chain {
         }
       }
       const hashHex = queue[next];
-      const raw = t.blocks.get(Buffer.from(headers.get(hashHex)!));
+      const raw = readLarge(t.blocks, Buffer.from(headers.get(hashHex)!));
       if (!raw) continue;
       const result = await this.processBlockNow(Block.decode(raw), raw);
       if (result.status === 'rejected') this.log.warn({ hash: hashHex, reason: result.reason }, 'stored block rejected during reindex');
@@ -257,8 +257,9 @@ export class Chain {
     return raw ? Block.decode(raw) : undefined;
   }
 
-  readRawBlock(e: BlockIndexEntry): Buffer | undefined {
-    return this.db.tables.blocks.get(Buffer.from(e.hash));
+  /** The stored block in a buffer of its own, or in one `allocate` gives for its length. */
+  readRawBlock(e: BlockIndexEntry, allocate: (length: number) => Buffer = Buffer.allocUnsafeSlow): Buffer | undefined {
+    return readLargeInto(this.db.tables.blocks, Buffer.from(e.hash), allocate);
   }
 
   /**
@@ -266,7 +267,7 @@ export class Chain {
    * on the active chain have undo data: disconnecting a block deletes it.
    */
   readUndo(e: BlockIndexEntry): BlockUndo | undefined {
-    const raw = this.db.tables.undo.get(Buffer.from(e.hash));
+    const raw = readLarge(this.db.tables.undo, Buffer.from(e.hash));
     return raw ? decodeUndo(raw) : undefined;
   }
 
@@ -625,7 +626,7 @@ export class Chain {
     const entry = this.tip;
     if (!entry.prev) throw new Error('cannot disconnect the genesis block');
     const block = this.readBlock(entry);
-    const rawUndo = this.db.tables.undo.get(Buffer.from(entry.hash));
+    const rawUndo = readLarge(this.db.tables.undo, Buffer.from(entry.hash));
     if (!block || !rawUndo) throw new Error(`block ${entry.hashHex} cannot be disconnected: its data or undo data is missing`);
     const undo = decodeUndo(rawUndo);
     const t = this.db.tables;

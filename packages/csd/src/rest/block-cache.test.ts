@@ -23,3 +23,26 @@ test('the block cache answers what the chain stores, keeps the most recently use
     assert.equal(none.bytes, 0);
   });
 });
+
+test('a block the cache does not keep is leased in a pooled buffer, reused once released', async () => {
+  await withMempool(async ({ chain }) => {
+    await mine(chain);
+    const [first, second] = [1, 2].map((h) => chain.atHeight(h)!);
+    const cache = new RawBlockCache(chain, 0);
+    const lease = cache.lease(first)!;
+    assert.deepEqual(lease.bytes, chain.readRawBlock(first), 'the leased bytes are the stored block');
+    // While the first is held, a second lease gets other memory...
+    const other = cache.lease(second)!;
+    assert.notEqual(other.bytes.buffer, lease.bytes.buffer, 'a held buffer is not handed out twice');
+    other.release();
+    lease.release();
+    lease.release();
+    // ...and after the release, the next read fills a returned buffer with the right block.
+    const again = cache.lease(second)!;
+    assert.ok([lease.bytes.buffer, other.bytes.buffer].includes(again.bytes.buffer), 'a released buffer is reused');
+    assert.deepEqual(again.bytes, chain.readRawBlock(second), 'the reused buffer holds the block asked for');
+    // A block the cache keeps is lent as the cached copy itself.
+    const keeping = new RawBlockCache(chain);
+    assert.equal(keeping.lease(first)!.bytes, keeping.get(first), 'a cached block is lent without a copy');
+  });
+});

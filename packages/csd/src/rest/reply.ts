@@ -11,8 +11,8 @@ import { CONTENT_TYPES, type RestFormat } from './format.ts';
 export type RestReply =
   /** For .json. */
   | { readonly json: JsonValue }
-  /** For .bin as is, for .hex as lower-case hex digits. */
-  | { readonly bytes: Uint8Array }
+  /** For .bin as is, for .hex as lower-case hex digits; `release` is called once they are sent or converted. */
+  | { readonly bytes: Uint8Array; readonly release?: () => void }
   /** For .hex when it is not the hex of the .bin bytes (blockhashbyheight shows the hash in display order). */
   | { readonly text: string };
 
@@ -20,8 +20,14 @@ export function writeReply(res: ServerResponse, format: RestFormat, reply: RestR
   let body: string | Uint8Array;
   if ('json' in reply) body = `${JSON.stringify(reply.json)}\n`;
   else if ('text' in reply) body = `${reply.text}\n`;
-  else if (format === 'hex') body = `${Buffer.from(reply.bytes.buffer, reply.bytes.byteOffset, reply.bytes.byteLength).toString('hex')}\n`;
-  else body = reply.bytes;
+  else if (format === 'hex') {
+    body = `${Buffer.from(reply.bytes.buffer, reply.bytes.byteOffset, reply.bytes.byteLength).toString('hex')}\n`;
+    reply.release?.();
+  } else {
+    body = reply.bytes;
+    // 'close' follows the body's hand-over to the system, or a connection cut short.
+    if (reply.release) res.once('close', reply.release);
+  }
   res.writeHead(200, {
     'Content-Type': CONTENT_TYPES[format],
     'Content-Length': typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength,

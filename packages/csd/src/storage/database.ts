@@ -40,6 +40,26 @@ export interface Tables {
 
 export type Table = LmdbDatabase<Buffer, Buffer>;
 
+/**
+ * A large stored value (a block, its undo data) in a Buffer of its own. lmdb-js's get() returns
+ * values over 32 KiB through a path that costs about 0.8 ms per MB (measured with 1 MB values:
+ * 770 µs a read against 210 µs here); getBinaryFast hands out a view that stays valid only until
+ * the next read, and is copied here once.
+ */
+export function readLarge(table: Table, key: Buffer): Buffer | undefined {
+  return readLargeInto(table, key, Buffer.allocUnsafeSlow);
+}
+
+/** readLarge into a buffer of `length` bytes that `allocate` provides (a pooled one, say). */
+export function readLargeInto(table: Table, key: Buffer, allocate: (length: number) => Buffer): Buffer | undefined {
+  const view = table.getBinaryFast(key);
+  if (view === undefined) return undefined;
+  // The view's `length` is the value's; its buffer may extend past it (lmdb-js's shared buffer).
+  const owned = allocate(view.length);
+  owned.set(new Uint8Array(view.buffer, view.byteOffset, view.length));
+  return owned;
+}
+
 /** Bumped when a stored format changes; a mismatch refuses to start rather than misread data. */
 export const SCHEMA_VERSION = 1;
 

@@ -20,9 +20,13 @@ export function blockEndpoint({ ctx, blocks }: RestDeps): Endpoint {
     handle({ args, format }) {
       if (args.length !== 1 && !(args.length === 2 && args[0] === 'notxdetails')) throw badRequest(`Invalid URI format. Expected ${USAGE}`);
       const entry = chain.entry(parseHash(args[args.length - 1]));
+      if (format !== 'json') {
+        const lease = entry && blocks.lease(entry);
+        if (!lease) throw notFound('Block not found');
+        return lease;
+      }
       const raw = entry && blocks.get(entry);
       if (!entry || !raw) throw notFound('Block not found');
-      if (format !== 'json') return { bytes: raw };
       return { json: blockToJson(Block.decode(raw), entry, chain, params, 1) };
     },
   };
