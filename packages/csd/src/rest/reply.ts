@@ -4,7 +4,7 @@
  * JSON and hex end with a newline, as Core's do.
  */
 import type { ServerResponse } from 'node:http';
-import type { JsonValue } from '../rpc/json.ts';
+import { type JsonValue, jsonTextOf } from '../rpc/json.ts';
 import { CONTENT_TYPES, type RestFormat } from './format.ts';
 
 /** What an endpoint answers; the format it was asked for decides which kind. */
@@ -18,7 +18,7 @@ export type RestReply =
 
 export function writeReply(res: ServerResponse, format: RestFormat, reply: RestReply): void {
   let body: string | Uint8Array;
-  if ('json' in reply) body = `${JSON.stringify(reply.json)}\n`;
+  if ('json' in reply) body = `${jsonTextOf(reply.json) ?? JSON.stringify(reply.json)}\n`;
   else if ('text' in reply) body = `${reply.text}\n`;
   else if (format === 'hex') {
     body = `${Buffer.from(reply.bytes.buffer, reply.bytes.byteOffset, reply.bytes.byteLength).toString('hex')}\n`;

@@ -83,6 +83,18 @@ test('initialblockdownload holds while the tip is over a day old, then latches o
     assert.ok((i.verificationprogress as number) < 1);
   }));
 
+test('getblockchaininfo is answered from one serialization while nothing changes, and follows a new block', () =>
+  withNode(async (node) => {
+    const { chain } = node.ctx;
+    const first = (await node.call('getblockchaininfo')) as Json;
+    assert.deepEqual(await node.call('getblockchaininfo'), first, 'an unchanged chain gives the same answer');
+    await mine(chain);
+    const after = (await node.call('getblockchaininfo')) as Json;
+    assert.equal(after.blocks, (first.blocks as number) + 1, 'the new block is counted');
+    assert.equal(after.bestblockhash, chain.tip.hashHex, 'the new tip is named');
+    assert.equal(after.mediantime, chain.tip.medianTimePast(), "the median time is the new tip's");
+  }));
+
 test('getbestblockhash, getblockcount, getblockhash and getdifficulty', () =>
   withNode(async (node) => {
     const { chain, params } = node.ctx;

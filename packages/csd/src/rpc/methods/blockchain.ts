@@ -14,7 +14,7 @@ import type { MempoolEntry } from '../../mempool/entry.ts';
 import { mempoolInfoJson } from '../../mempool/info.ts';
 import type { NodeContext } from '../../node/context.ts';
 import { RpcError, RpcErrorCode } from '../errors.ts';
-import type { JsonObject, JsonValue } from '../json.ts';
+import { type JsonObject, type JsonValue, withJsonText } from '../json.ts';
 import { INT32_MAX, INT32_MIN, jsonInteger, parseHashV, parseVerbosity } from '../params.ts';
 import type { RpcRegistry } from '../registry.ts';
 
@@ -204,6 +204,9 @@ const SOME_TXID = 'a08e6907dbbd3d809776dbfc5d82e371b764ed838b5655e72f463568df1aa
 export function registerBlockchainMethods(registry: RpcRegistry, ctx: NodeContext): void {
   const { chain, mempool, params } = ctx;
   const isInitialBlockDownload = initialBlockDownload(ctx);
+  let lastChainInfo:
+    | { tip: BlockIndexEntry; bestHeader: BlockIndexEntry; progress: number; ibd: boolean; size: number; answer: JsonObject }
+    | undefined;
 
   registry.register({
     name: 'getblockchaininfo',
@@ -230,24 +233,34 @@ export function registerBlockchainMethods(registry: RpcRegistry, ctx: NodeContex
     examples: [{ args: [] }],
     handler: async () => {
       const tip = chain.tip;
-      const now = ctx.clock.now();
-      return {
+      const bestHeader = chain.bestHeader;
+      const progress = verificationProgress(tip, bestHeader, ctx.clock.now(), params.targetSpacing);
+      const ibd = isInitialBlockDownload();
+      const size = chain.sizeOnDisk();
+      // Polled by explorers, pools and monitors: the answer changes with the tip, the headers or
+      // the size on disk (re-read once a second), and is serialized once per change.
+      const last = lastChainInfo;
+      if (last && last.tip === tip && last.bestHeader === bestHeader && last.progress === progress && last.ibd === ibd && last.size === size)
+        return last.answer;
+      const answer = withJsonText({
         chain: params.name,
         blocks: tip.height,
-        headers: chain.bestHeader.height,
+        headers: bestHeader.height,
         bestblockhash: tip.hashHex,
         difficulty: getDifficulty(tip.header.bits, params.powLimitBits),
         time: tip.time,
         mediantime: tip.medianTimePast(),
-        verificationprogress: verificationProgress(tip, chain.bestHeader, now, params.targetSpacing),
-        initialblockdownload: isInitialBlockDownload(),
+        verificationprogress: progress,
+        initialblockdownload: ibd,
         chainwork: tip.chainWork.toString(16).padStart(64, '0'),
-        size_on_disk: chain.sizeOnDisk(),
+        size_on_disk: size,
         pruned: false,
         // Core's warnings come from pre-release builds, unknown soft-fork signals and peers'
         // clock offsets; none of these exists in csd yet.
         warnings: [],
-      };
+      });
+      lastChainInfo = { tip, bestHeader, progress, ibd, size, answer };
+      return answer;
     },
   });
 
