@@ -22,7 +22,8 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** The pool API's GET routes (docs/pool.md, "HTTP API"). */
 const POOL_PATH = /^(pool\/stats|blocks|payments|workers|user\/[A-Za-z0-9]{1,100}(\/workers)?)$/;
 /** Node REST paths: the endpoint names of docs/rest.md, and nothing that climbs out of /rest/. */
-const REST_PATH = /^(chaininfo|block|headers|blockhashbyheight|tx|address|mempool|getutxos|opoi)(\/[A-Za-z0-9._-]+)*(\?[A-Za-z0-9_=&.-]*)?$/;
+const REST_PATH =
+  /^(chaininfo|block|headers|blockhashbyheight|tx|address|mempool|getutxos|opoi)(\.[a-z]+)?(\/[A-Za-z0-9_-][A-Za-z0-9._-]*)*(\?[A-Za-z0-9_=&.-]*)?$/;
 
 /** Label values of the responses counter: the API's routes, so that stray paths cannot grow it. */
 const ROUTES = ['/api/node', '/api/pool', '/api/pool-history', '/api/bridge', '/api/ask', '/api/config', '/api/status', '/metrics'];
