@@ -118,6 +118,13 @@ test('a block mined appears live on the explorer', { skip }, async () => {
   // No reload: the row comes from the node's new-blocks push relayed over /live.
   await page.waitForSelector(`#recent-blocks a[href="#/block/${hash}"]`, { timeout: 60_000 });
   await page.screenshot({ path: join(ARTIFACTS, 'explorer-live-block.png'), fullPage: true });
+  // The miner finds blocks meanwhile: none of those pushed while the page was open is missing.
+  const heights = await page.$$eval('#recent-blocks tr', (trs) => trs.map((tr) => Number(tr.getAttribute('data-height'))));
+  assert.deepEqual(
+    heights,
+    heights.map((_, i) => heights[0] - i),
+    'the latest blocks are consecutive, newest first',
+  );
   assert.deepEqual(consoleErrors, [], 'no console errors');
 });
 
