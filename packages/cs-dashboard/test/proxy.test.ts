@@ -120,6 +120,32 @@ test('no secret is ever logged: not the RPC password, not the bridge key', () =>
   assert.ok(!dash.output.includes(BRIDGE_KEY), 'the bridge key is not in the output');
 });
 
+async function until(what: string, check: () => Promise<boolean>): Promise<void> {
+  for (let i = 0; i < 600; i++) {
+    if (await check()) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+test('a node killed shows as down while the dashboard keeps serving; its live feed comes back when it restarts', async () => {
+  await node.kill('SIGKILL');
+  const s = await dash.get<{ nodes: { up: boolean; detail: string }[] }>('/api/status');
+  assert.equal(s.body.nodes[0].up, false);
+  assert.match(s.body.nodes[0].detail, /alpha did not answer JSON-RPC/);
+  const rpc = await dash.post<{ program: string }>('/api/node/0/rpc', { method: 'getblockcount' });
+  assert.deepEqual([rpc.status, rpc.body.program], [502, 'node']);
+  await until('the feed to be reported down', async () =>
+    (await dash.get<string>('/metrics')).body.includes('cs_dashboard_node_feed_up{node="alpha"} 0'),
+  );
+  assert.equal((await dash.get('/')).status, 200, 'the pages are still served');
+
+  await node.start();
+  await until('the feed to be back', async () => (await dash.get<string>('/metrics')).body.includes('cs_dashboard_node_feed_up{node="alpha"} 1'));
+  const back = await dash.post<{ result: number }>('/api/node/0/rpc', { method: 'getblockcount' });
+  assert.deepEqual(back.body, { result: 1 }, 'the block mined before the kill is there');
+});
+
 test('configuration errors say what is wrong and exit 1', async () => {
   const none = await runDashboard([]);
   assert.equal(none.code, 1);
