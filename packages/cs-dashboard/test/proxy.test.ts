@@ -85,9 +85,12 @@ test("the node's new-blocks pushes reach a browser's /live socket", async () => 
 });
 
 test('a /live handshake from another origin is refused', async () => {
-  const ws = new WebSocket(new URL('/live', dash.url.replace('http', 'ws')), { origin: 'http://evil.example' });
-  const status = await new Promise<number>((resolve) => ws.once('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0)));
-  assert.equal(status, 403);
+  for (const origin of ['http://evil.example', 'null']) {
+    const ws = new WebSocket(new URL('/live', dash.url.replace('http', 'ws')), { origin });
+    const status = await new Promise<number>((resolve) => ws.once('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0)));
+    assert.equal(status, 403, `origin ${origin}`);
+  }
+  assert.equal((await dash.get('/api/config')).status, 200, 'the dashboard is still running');
 });
 
 test('the ask form is refused without a JSON body, and pages are served', async () => {

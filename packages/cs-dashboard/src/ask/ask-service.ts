@@ -9,8 +9,9 @@ import { randomUUID } from 'node:crypto';
 import { pickRequester } from '@cs/bridge/src/ask/ask.ts';
 import { sha256Hex } from '@cs/bridge/src/opoi/engine.ts';
 import { amountFromValue } from '@cs/csd/src/rpc/amount.ts';
+import { RpcTransportError } from '@cs/rpc-client';
 import type { Logger } from 'pino';
-import type { Upstreams } from '../upstream/upstreams.ts';
+import { UpstreamDown, type Upstreams } from '../upstream/upstreams.ts';
 
 export class AskError extends Error {}
 
@@ -69,6 +70,8 @@ export class AskService {
     try {
       requester = await pickRequester(this.upstreams.rpcClient(0), escrow);
     } catch (e) {
+      if (e instanceof RpcTransportError)
+        throw new UpstreamDown('node', `${this.upstreams.config.nodes[0].name} did not answer JSON-RPC: ${e.message}`);
       throw new AskError((e as Error).message);
     }
     const requestId = randomUUID();

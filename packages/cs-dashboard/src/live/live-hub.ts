@@ -15,6 +15,15 @@ const RETRY_MS = 2_000;
 /** A browser that reads slower than this much queued output is dropped rather than buffered without end. */
 const MAX_BUFFERED = 4 * 1024 * 1024;
 
+/** The host of an Origin header; null for "null" (sandboxed pages, file://) and anything unparsable. */
+function hostOf(origin: string): string | null {
+  try {
+    return new URL(origin).host;
+  } catch {
+    return null;
+  }
+}
+
 export class LiveHub {
   private readonly browsers = new WebSocketServer({ noServer: true });
   private readonly feeds: (WebSocket | null)[];
@@ -54,7 +63,7 @@ export class LiveHub {
   /** Takes an HTTP upgrade for `/live`; only same-origin pages (the dashboard's own) may connect. */
   handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
     const origin = req.headers.origin;
-    if (origin !== undefined && new URL(origin).host !== req.headers.host) {
+    if (origin !== undefined && hostOf(origin) !== req.headers.host) {
       socket.end('HTTP/1.1 403 Forbidden\r\nconnection: close\r\n\r\n');
       return;
     }

@@ -61,12 +61,12 @@ export class Upstreams {
   }
 
   rest(node: number, pathAndQuery: string): Promise<Relayed> {
-    return this.get('node', this.config.nodes[node].name, `${this.config.nodes[node].restUrl}/rest/${pathAndQuery}`);
+    return this.send('node', this.config.nodes[node].name, `${this.config.nodes[node].restUrl}/rest/${pathAndQuery}`);
   }
 
   pool(pathAndQuery: string): Promise<Relayed> {
     if (!this.config.poolUrl) throw new UpstreamDown('pool', 'no pool API is configured');
-    return this.get('pool', 'cs-pool', `${this.config.poolUrl}/api/${pathAndQuery}`);
+    return this.send('pool', 'cs-pool', `${this.config.poolUrl}/api/${pathAndQuery}`);
   }
 
   bridge(path: string, init: { method?: string; body?: string; withKey?: boolean } = {}): Promise<Relayed> {
@@ -75,7 +75,7 @@ export class Upstreams {
     if (init.body !== undefined) headers['content-type'] = 'application/json';
     // The key is added here, server side: the browser never sees it.
     if (init.withKey && this.config.bridgeKey) headers['x-opoi-api-key'] = this.config.bridgeKey;
-    return this.get('bridge', 'cs-bridge', `${this.config.bridgeUrl}${path}`, { method: init.method ?? 'GET', body: init.body, headers });
+    return this.send('bridge', 'cs-bridge', `${this.config.bridgeUrl}${path}`, { method: init.method ?? 'GET', body: init.body, headers });
   }
 
   /** Up or down, and a word on each: node heights, pool miners, bridge health. */
@@ -112,7 +112,7 @@ export class Upstreams {
     for (const c of this.rpc) c.close();
   }
 
-  private async get(program: Program, name: string, url: string, init: RequestInit = {}): Promise<Relayed> {
+  private async send(program: Program, name: string, url: string, init: RequestInit = {}): Promise<Relayed> {
     let res: Response;
     try {
       res = await fetch(url, { ...init, signal: AbortSignal.timeout(TIMEOUT_MS) });
