@@ -4,6 +4,8 @@
  * back as an `UpstreamDown` naming it, which the HTTP layer turns into a 502 while the dashboard
  * keeps serving everything else.
  */
+import { Agent as HttpAgent, request as httpRequest } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { RpcClient, RpcError, RpcTransportError } from '@cs/rpc-client';
 import type { DashboardConfig } from '../config/config.ts';
 
@@ -35,6 +37,8 @@ export interface ProgramStatus {
 
 export class Upstreams {
   private readonly rpc: RpcClient[];
+  private readonly httpAgent = new HttpAgent({ keepAlive: true, maxSockets: 16 });
+  private readonly httpsAgent = new HttpsAgent({ keepAlive: true, maxSockets: 16 });
 
   constructor(readonly config: DashboardConfig) {
     this.rpc = config.nodes.map((n) => new RpcClient({ url: n.rpcUrl, auth: n.auth, timeoutMs: TIMEOUT_MS }));
@@ -110,16 +114,44 @@ export class Upstreams {
 
   close(): void {
     for (const c of this.rpc) c.close();
+    this.httpAgent.destroy();
+    this.httpsAgent.destroy();
   }
 
-  private async send(program: Program, name: string, url: string, init: RequestInit = {}): Promise<Relayed> {
-    let res: Response;
-    try {
-      res = await fetch(url, { ...init, signal: AbortSignal.timeout(TIMEOUT_MS) });
-    } catch (e) {
-      const cause = (e as { cause?: NodeJS.ErrnoException }).cause;
-      throw new UpstreamDown(program, `${name} did not answer: ${cause?.code ?? (e as Error).message}`);
-    }
-    return { status: res.status, body: await res.text() };
+  /** One request over a kept-alive connection (node:http: fetch costs several times more per call). */
+  private send(
+    program: Program,
+    name: string,
+    url: string,
+    init: { method?: string; body?: string; headers?: Record<string, string> } = {},
+  ): Promise<Relayed> {
+    const u = new URL(url);
+    const headers: Record<string, string> = { ...init.headers };
+    if (u.username)
+      headers.authorization = `Basic ${Buffer.from(`${decodeURIComponent(u.username)}:${decodeURIComponent(u.password)}`).toString('base64')}`;
+    if (init.body !== undefined) headers['content-length'] = String(Buffer.byteLength(init.body));
+    const send = u.protocol === 'https:' ? httpsRequest : httpRequest;
+    return new Promise((resolve, reject) => {
+      const req = send(
+        {
+          agent: u.protocol === 'https:' ? this.httpsAgent : this.httpAgent,
+          host: u.hostname,
+          port: u.port,
+          path: u.pathname + u.search,
+          method: init.method ?? 'GET',
+          headers,
+          timeout: TIMEOUT_MS,
+        },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => resolve({ status: res.statusCode ?? 502, body: Buffer.concat(chunks).toString('utf8') }));
+          res.on('error', (e) => reject(new UpstreamDown(program, `${name} did not answer: ${(e as NodeJS.ErrnoException).code ?? e.message}`)));
+        },
+      );
+      req.on('timeout', () => req.destroy(Object.assign(new Error('timeout'), { code: 'ETIMEDOUT' })));
+      req.on('error', (e) => reject(new UpstreamDown(program, `${name} did not answer: ${(e as NodeJS.ErrnoException).code ?? e.message}`)));
+      req.end(init.body);
+    });
   }
 }
