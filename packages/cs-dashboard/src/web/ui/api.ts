@@ -1,5 +1,5 @@
 // The dashboard's same-origin API (docs/dashboard.md, "API"); the server adds every credential.
-import type { Live } from './live.ts';
+import type { Live, Push } from './live.ts';
 
 export class ApiError extends Error {
   constructor(
@@ -48,13 +48,15 @@ export interface Ctx {
   rest<T>(path: string): Promise<T>;
   pool<T>(path: string): Promise<T>;
   bridge<T>(path: string): Promise<T>;
-  readonly live: Live;
+  /** Pushes for as long as the page is shown. */
+  readonly live: { on(fn: (p: Push) => void): void };
   readonly askEnabled: boolean;
   /** Timers a page starts: cleared when the page changes. */
   every(ms: number, fn: () => void): void;
 }
 
-export function makeCtx(node: number, live: Live, askEnabled: boolean, timers: number[]): Ctx {
+/** A page's context; `shown` turns false once another page replaced it, and its late listeners and timers are then not started. */
+export function makeCtx(node: number, live: Live, askEnabled: boolean, timers: number[], shown: () => boolean): Ctx {
   return {
     node,
     async rpc<T>(method: string, ...params: unknown[]) {
@@ -65,10 +67,14 @@ export function makeCtx(node: number, live: Live, askEnabled: boolean, timers: n
     rest: <T>(path: string) => getJson<T>(`/api/node/${node}/rest/${path}`),
     pool: <T>(path: string) => getJson<T>(`/api/pool/${path}`),
     bridge: <T>(path: string) => getJson<T>(`/api/bridge/${path}`),
-    live,
+    live: {
+      on(fn) {
+        if (shown()) live.on(fn);
+      },
+    },
     askEnabled,
     every(ms, fn) {
-      timers.push(window.setInterval(fn, ms));
+      if (shown()) timers.push(window.setInterval(fn, ms));
     },
   };
 }

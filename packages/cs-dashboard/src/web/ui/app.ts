@@ -57,7 +57,7 @@ async function render(): Promise<void> {
   timers = [];
   live.clearPage();
   const mine = ++shown;
-  const ctx = makeCtx(Number(picker.value || 0), live, config.ask, timers);
+  const ctx = makeCtx(Number(picker.value || 0), live, config.ask, timers, () => mine === shown);
   const page = document.createElement('div');
   view.replaceChildren(page);
   for (const a of document.querySelectorAll('nav a'))
