@@ -17,15 +17,14 @@ before(async () => {
   node = new Daemon({ args: [`-wsport=${wsPort}`, '-rest', '-rpcratelimit=0'] });
   await node.start();
   dash = new DashboardProcess({
-    nodes: [
-      {
-        name: 'alpha',
-        rpcUrl: `http://127.0.0.1:${node.rpcPort}`,
-        rpcUser: node.user,
-        rpcPassword: node.password,
-        wsUrl: `ws://127.0.0.1:${wsPort}`,
-      },
-    ],
+    // Two entries for the one node, as a conf file for a network names each of its nodes.
+    nodes: ['alpha', 'beta'].map((name) => ({
+      name,
+      rpcUrl: `http://127.0.0.1:${node.rpcPort}`,
+      rpcUser: node.user,
+      rpcPassword: node.password,
+      wsUrl: `ws://127.0.0.1:${wsPort}`,
+    })),
     pool: { apiUrl: `http://127.0.0.1:${await freePort()}` },
     bridge: { apiUrl: `http://127.0.0.1:${await freePort()}`, apiKey: BRIDGE_KEY },
   });
@@ -47,6 +46,7 @@ test('whitelisted RPC reaches the node; anything else is refused with 403 before
   assert.equal(await node.call('getblockcount'), 0, 'the node is still running');
   const failed = await dash.post<{ error: { code: number } }>('/api/node/0/rpc', { method: 'getblockhash', params: [5] });
   assert.equal(failed.body.error.code, -8, "the node's own error comes back with its code");
+  assert.deepEqual((await dash.post('/api/node/1/rpc', { method: 'getblockcount' })).body, { result: 0 }, 'the second node');
   assert.equal((await dash.post('/api/node/9/rpc', { method: 'getblockcount' })).status, 404, 'an unknown node');
 });
 
@@ -76,11 +76,12 @@ test("the node's new-blocks pushes reach a browser's /live socket", async () => 
   const pushes: { type: string; height?: number; node?: number; up?: boolean[] }[] = [];
   ws.on('message', (d) => pushes.push(JSON.parse(d.toString())));
   await new Promise((r) => ws.once('open', r));
-  for (let i = 0; i < 600 && !pushes.some((p) => p.type === 'feeds' && p.up?.[0]); i++) await new Promise((r) => setTimeout(r, 100));
+  for (let i = 0; i < 600 && !pushes.some((p) => p.type === 'feeds' && p.up?.[0] && p.up?.[1]); i++) await new Promise((r) => setTimeout(r, 100));
   await node.call('generatetoaddress', 1, 'csrt1qw508d6qejxtdg4y5r3zarvary0c5xw7k6zfa8x');
   for (let i = 0; i < 600 && !pushes.some((p) => p.type === 'new-blocks'); i++) await new Promise((r) => setTimeout(r, 100));
-  const block = pushes.find((p) => p.type === 'new-blocks');
-  assert.deepEqual([block?.height, block?.node], [1, 0], 'block 1 relayed, tagged with node 0');
+  for (let i = 0; i < 600 && pushes.filter((p) => p.type === 'new-blocks').length < 2; i++) await new Promise((r) => setTimeout(r, 100));
+  const blocks = pushes.filter((p) => p.type === 'new-blocks').map((p) => `node ${p.node} height ${p.height}`);
+  assert.deepEqual(blocks.sort(), ['node 0 height 1', 'node 1 height 1'], "block 1 relayed once from each node's feed, tagged with the node's index");
   ws.close();
 });
 
