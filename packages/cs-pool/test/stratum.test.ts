@@ -69,6 +69,8 @@ test('a valid share is accepted and counted', async () => {
   assert.deepEqual(await c.submit(s.params), { result: true, error: null });
   const workers = await pool.api<{ worker: string; valid: number }[]>(`/api/user/${address}/workers`);
   assert.equal(workers.find((w) => w.worker === 'counted')?.valid, 1);
+  const all = await pool.api<{ address: string; worker: string; valid: number }[]>('/api/workers');
+  assert.equal(all.find((w) => w.address === address && w.worker === 'counted')?.valid, 1, '/api/workers lists the worker of every address');
 });
 
 test('rejections carry ZIP 301 codes: 25 not subscribed, 24 unauthorized, 21 stale, 22 duplicate, 23 low difficulty, 20 malformed', async () => {

@@ -146,7 +146,7 @@ export async function runAsk(envFile: string, argv: string[], out: NodeJS.Writab
 }
 
 /** The wallet address whose confirmed coins best cover the escrow: the REQUEST spends the requester's own coins. */
-async function pickRequester(rpc: ReturnType<typeof rpcClientFor>, escrow: bigint): Promise<string> {
+export async function pickRequester(rpc: ReturnType<typeof rpcClientFor>, escrow: bigint): Promise<string> {
   const coins = await rpc.call<{ address?: string; amount: number; spendable: boolean; opoi_collateral?: boolean }[]>('listunspent', [1]);
   // Staked addresses' coins pay their commits and reveals: leave them to the miner.
   const staked = new Set((await rpc.call<{ miner_address: string }[]>('listopoistakes')).map((s) => s.miner_address));

@@ -98,6 +98,12 @@ export class ApiServer {
     const { stats, store } = this.ctx;
     if (path === '/api/pool/stats') return this.send(res, 200, await this.poolStats(now));
     if (path === '/api/blocks') return this.send(res, 200, (await store.blocks()).reverse().map(blockJson));
+    if (path === '/api/workers')
+      return this.send(
+        res,
+        200,
+        [...stats.workers.values()].map((w) => ({ address: w.address, ...workerJson(stats, w, now) })),
+      );
     if (path === '/api/payments') return this.send(res, 200, (await store.payments()).reverse().map(paymentJson));
     if (path === '/metrics') return this.send(res, 200, await this.metrics(now), 'text/plain; version=0.0.4');
     const user = /^\/api\/user\/([A-Za-z0-9]{1,100})(\/workers)?$/.exec(path);

@@ -1,0 +1,128 @@
+/**
+ * The OPoI page's form: the requester's flow of `cs-bridge ask` (docs/bridge.md, "Asking") run by
+ * the dashboard server. The REQUEST is sent from the first node's wallet (the address `cs-bridge
+ * ask` would pick), then the prompt is handed to the bridge with the API key added here, retrying
+ * the bridge's 404 until the REQUEST confirms. The browser follows the rest through the live
+ * `opoi` feed and the read-only endpoints.
+ */
+import { randomUUID } from 'node:crypto';
+import { pickRequester } from '@cs/bridge/src/ask/ask.ts';
+import { sha256Hex } from '@cs/bridge/src/opoi/engine.ts';
+import { amountFromValue } from '@cs/csd/src/rpc/amount.ts';
+import { RpcTransportError } from '@cs/rpc-client';
+import type { Logger } from 'pino';
+import { UpstreamDown, type Upstreams } from '../upstream/upstreams.ts';
+
+export class AskError extends Error {}
+
+export interface AskInput {
+  readonly prompt: string;
+  readonly model: string;
+  readonly maxTokens: number;
+  /** Coins, as a decimal string or number (the node's amount rules). */
+  readonly payment: string;
+}
+
+/** The prompt hand-over as the browser sees it. */
+export interface PromptState {
+  readonly request_id: string;
+  readonly txid: string;
+  state: 'waiting' | 'accepted' | 'refused';
+  detail: string;
+}
+
+const RETRY_MS = 1_000;
+/** A REQUEST not confirmed within this long is left alone (the node refunds it when it expires). */
+const GIVE_UP_MS = 60 * 60_000;
+const MAX_PROMPT_BYTES = 65_536;
+
+/** The form's fields checked, or why not. */
+export function parseAsk(body: unknown): AskInput {
+  if (typeof body !== 'object' || body === null) throw new AskError('the body must be a JSON object');
+  const b = body as Record<string, unknown>;
+  if (typeof b.prompt !== 'string' || b.prompt.trim() === '') throw new AskError('the prompt is empty');
+  if (Buffer.byteLength(b.prompt) > MAX_PROMPT_BYTES) throw new AskError(`the prompt is over ${MAX_PROMPT_BYTES} bytes`);
+  if (typeof b.model !== 'string' || !/^[\w.:/-]{1,64}$/.test(b.model))
+    throw new AskError('model must be a name of 1 to 64 letters, digits or ._:/-');
+  const maxTokens = Number(b.max_tokens);
+  if (!Number.isSafeInteger(maxTokens) || maxTokens < 1) throw new AskError('max_tokens must be a positive integer');
+  const payment = String(b.payment ?? '');
+  try {
+    amountFromValue(payment);
+  } catch (e) {
+    throw new AskError(`payment: ${(e as Error).message}`);
+  }
+  return { prompt: b.prompt, model: b.model, maxTokens, payment };
+}
+
+export class AskService {
+  private readonly asked = new Map<string, PromptState>();
+  private stopped = false;
+
+  constructor(
+    private readonly upstreams: Upstreams,
+    private readonly log: Logger,
+  ) {}
+
+  async ask(input: AskInput): Promise<PromptState> {
+    const escrow = amountFromValue(input.payment);
+    let requester: string;
+    try {
+      requester = await pickRequester(this.upstreams.rpcClient(0), escrow);
+    } catch (e) {
+      if (e instanceof RpcTransportError)
+        throw new UpstreamDown('node', `${this.upstreams.config.nodes[0].name} did not answer JSON-RPC: ${e.message}`);
+      throw new AskError((e as Error).message);
+    }
+    const requestId = randomUUID();
+    const r = await this.upstreams.call<{ txid: string }>(0, 'submitopoirequest', [
+      requestId,
+      input.model,
+      sha256Hex(input.prompt),
+      input.maxTokens,
+      input.payment,
+      requester,
+    ]);
+    const state: PromptState = { request_id: requestId, txid: r.txid, state: 'waiting', detail: 'waiting for the REQUEST to confirm' };
+    this.asked.set(requestId, state);
+    this.log.info({ request_id: requestId, txid: r.txid }, 'REQUEST sent for the ask form');
+    void this.handOver(state, input.prompt);
+    return state;
+  }
+
+  state(requestId: string): PromptState | undefined {
+    return this.asked.get(requestId);
+  }
+
+  stop(): void {
+    this.stopped = true;
+  }
+
+  private async handOver(state: PromptState, prompt: string): Promise<void> {
+    const body = JSON.stringify({ request_id: state.request_id, prompt });
+    const deadline = Date.now() + GIVE_UP_MS;
+    while (!this.stopped && Date.now() < deadline) {
+      try {
+        const r = await this.upstreams.bridge('/svc/opoi/prompt', { method: 'POST', body, withKey: true });
+        if (r.status === 200) {
+          Object.assign(state, { state: 'accepted', detail: 'the bridge has the prompt' });
+          return;
+        }
+        // 404: the REQUEST is not confirmed yet; 429: over the bridge's rate. Both: again later.
+        if (r.status !== 404 && r.status !== 429) {
+          let why = r.body;
+          try {
+            why = (JSON.parse(r.body) as { error?: string }).error ?? r.body;
+          } catch {
+            // not JSON: the body as it came
+          }
+          Object.assign(state, { state: 'refused', detail: `the bridge refused the prompt (HTTP ${r.status}): ${why}` });
+          return;
+        }
+      } catch (e) {
+        state.detail = `waiting: ${(e as Error).message}`;
+      }
+      await new Promise((r) => setTimeout(r, RETRY_MS).unref());
+    }
+  }
+}

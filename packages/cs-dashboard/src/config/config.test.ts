@@ -1,0 +1,104 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { refuseRpc } from '../upstream/rpc-whitelist.ts';
+import { ConfigError, configFromFile, configFromFlags, parseFlags, publicView } from './config.ts';
+
+const node = { rpcUrl: 'http://127.0.0.1:16180', rpcUser: 'alice', rpcPassword: 'secret' };
+
+test('a conf file with one node takes the defaults: REST on the RPC URL, no feed, listen 127.0.0.1:8180', () => {
+  const c = configFromFile({ nodes: [node] });
+  assert.deepEqual([c.host, c.port, c.logLevel, c.ask], ['127.0.0.1', 8180, 'info', true]);
+  assert.deepEqual(c.nodes[0], {
+    name: 'node1',
+    rpcUrl: node.rpcUrl,
+    auth: { user: 'alice', password: 'secret' },
+    restUrl: node.rpcUrl,
+    wsUrl: null,
+  });
+  assert.deepEqual([c.poolUrl, c.bridgeUrl, c.bridgeKey], [null, null, null]);
+});
+
+test('every part of the conf file is read, and command-line flags override listen, loglevel and ask', () => {
+  const c = configFromFile(
+    {
+      listen: '0.0.0.0:9000',
+      nodes: [
+        { name: 'a', ...node, wsUrl: 'ws://127.0.0.1:16181', restUrl: 'http://127.0.0.1:16190/' },
+        { name: 'b', rpcUrl: 'http://10.0.0.2:16180', rpcCookieFile: '/var/lib/cs/.cookie' },
+      ],
+      pool: { apiUrl: 'http://127.0.0.1:4000' },
+      bridge: { apiUrl: 'http://127.0.0.1:3533', apiKey: 'k'.repeat(20) },
+      logLevel: 'debug',
+    },
+    { listen: '[::1]:9001', ask: '0' },
+  );
+  assert.deepEqual([c.host, c.port, c.logLevel, c.ask], ['::1', 9001, 'debug', false]);
+  assert.equal(c.nodes[0].restUrl, 'http://127.0.0.1:16190', 'a trailing slash is dropped');
+  assert.deepEqual(c.nodes[1].auth, { cookieFile: '/var/lib/cs/.cookie' });
+  assert.deepEqual([c.poolUrl, c.bridgeUrl, c.bridgeKey], ['http://127.0.0.1:4000', 'http://127.0.0.1:3533', 'k'.repeat(20)]);
+});
+
+test('flags alone describe one node, its pool and its bridge', () => {
+  const c = configFromFlags(
+    parseFlags([
+      '-rpcurl=http://127.0.0.1:16180',
+      '-rpcuser=u',
+      '-rpcpassword=p',
+      '-wsurl=ws://127.0.0.1:16181',
+      '--poolurl=http://127.0.0.1:4000',
+      '-listen=127.0.0.1:0',
+    ]),
+  );
+  assert.deepEqual([c.nodes.length, c.nodes[0].wsUrl, c.poolUrl, c.port], [1, 'ws://127.0.0.1:16181', 'http://127.0.0.1:4000', 0]);
+});
+
+test('mistakes are ConfigErrors that say what to fix', () => {
+  const bad: [unknown, RegExp][] = [
+    [[], /one JSON object/],
+    [{}, /needs "nodes"/],
+    [{ nodes: [{ rpcUrl: 'ftp://x' }] }, /nodes\[0\].rpcUrl must start with http:\/\/ or https:\/\//],
+    [{ nodes: [{ rpcUrl: 'http://x' }] }, /give rpcUser and rpcPassword, or rpcCookieFile/],
+    [{ nodes: [{ ...node, rpcPassword: undefined }] }, /rpcUser and rpcPassword go together/],
+    [{ nodes: [{ ...node, wsUrl: 'http://x' }] }, /wsUrl must start with ws:\/\/ or wss:\/\//],
+    [
+      {
+        nodes: [
+          { name: 'a', ...node },
+          { name: 'a', ...node },
+        ],
+      },
+      /node names must differ/,
+    ],
+    [{ nodes: [node], listen: '8080' }, /listen must be host:port/],
+    [{ nodes: [node], bridge: { apiKey: 'k' } }, /needs the bridge API URL/],
+    [{ nodes: [node], logLevel: 'loud' }, /loglevel must be one of/],
+  ];
+  for (const [json, message] of bad)
+    assert.throws(
+      () => configFromFile(json),
+      (e: Error) => e instanceof ConfigError && message.test(e.message),
+      String(message),
+    );
+  assert.throws(() => parseFlags(['-rpcuser']), /-rpcuser needs a value/);
+  assert.throws(() => parseFlags(['-nosuch=1']), /unknown option -nosuch/);
+  assert.throws(() => configFromFlags({}), /give -conf=<file> or at least -rpcurl=<url>/);
+});
+
+test('what browsers and logs see carries no credential', () => {
+  const c = configFromFile({
+    nodes: [{ ...node, rpcUrl: 'http://bob:hunter2@127.0.0.1:16180' }],
+    bridge: { apiUrl: 'http://127.0.0.1:3533', apiKey: 'bridge-secret-key-123' },
+  });
+  const text = JSON.stringify(publicView(c));
+  for (const secret of ['secret', 'hunter2', 'bob', 'bridge-secret-key-123']) assert.ok(!text.includes(secret), `${secret} is not shown`);
+  assert.equal(publicView(c).ask, true, 'the ask form is on with a bridge URL and key');
+});
+
+test('the RPC whitelist lets reads through and refuses every write', () => {
+  assert.equal(refuseRpc({ method: 'getblock', params: ['00', 1] }), null);
+  assert.equal(refuseRpc({ method: 'getopoirequest' }), null);
+  for (const method of ['sendtoaddress', 'stop', 'submitopoirequest', 'dumpprivkey', 'generatetoaddress', 'setban', 'invalidateblock'])
+    assert.match(refuseRpc({ method })!, /not on the dashboard's read-only list/, method);
+  assert.match(refuseRpc([{ method: 'getblockcount' }])!, /one JSON object/, 'no batches');
+  assert.match(refuseRpc({ method: 'getblock', params: 'x' })!, /"params" must be an array/);
+});
