@@ -85,8 +85,6 @@ export class Chain {
   private diskSize: { bytes: number; at: number } | null = null;
   /** Cached; recomputed when it turns out invalid, extended as better headers arrive. */
   private bestHeaderEntry: BlockIndexEntry | null = null;
-  /** A -reindex is connecting the stored blocks: commits do not wait for the disk (connectTip). */
-  private reindexing = false;
   private readonly db: ChainDatabase;
   readonly params: ChainParams;
   private readonly verifier: ScriptVerifier;
@@ -169,18 +167,6 @@ export class Chain {
     this.unlinked.clear();
     this.active = [];
     this.initGenesis();
-    this.reindexing = true;
-    try {
-      await this.connectStored(headers, children, stop);
-    } finally {
-      this.reindexing = false;
-      await this.db.flushed();
-    }
-  }
-
-  /** The second pass of reindex: connects every stored block, parents first. */
-  private async connectStored(headers: Map<string, Uint8Array>, children: Map<string, string[]>, stop?: AbortSignal): Promise<void> {
-    const t = this.db.tables;
     const total = headers.size;
     let done = 1;
     let lastLog = Date.now();
@@ -601,10 +587,6 @@ export class Chain {
     }
     entry.status |= BlockStatus.VALID_SCRIPTS;
     const t = this.db.tables;
-    // Catching up (-reindex, or blocks behind known headers), a block's commit does not wait for
-    // the disk: that fsync was a third of reindex time. The commit that reaches the best header
-    // (or ends the reindex) waits, and with it every earlier one.
-    const catchingUp = this.reindexing || this.bestHeader.height > entry.height;
     this.db.write(() => {
       for (const key of plan.spentKeys) t.coins.remove(key);
       for (const { key, coin } of plan.created) t.coins.put(key, encodeCoin(coin));
@@ -612,7 +594,7 @@ export class Chain {
       opoi.write(entry.hash);
       t.index.put(Buffer.from(entry.hash), entry.encode());
       this.db.putMeta(TIP_KEY, Buffer.from(entry.hash));
-    }, !catchingUp);
+    });
     const written = performance.now();
     this.active[entry.height] = entry;
     this.active.length = entry.height + 1;

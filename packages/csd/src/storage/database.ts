@@ -1,4 +1,4 @@
-import { open, TransactionFlags, type Database as LmdbDatabase, type RootDatabase } from 'lmdb';
+import { open, type Database as LmdbDatabase, type RootDatabase } from 'lmdb';
 
 /** The node's embedded database: one LMDB environment, one named table per kind of record. */
 export interface Tables {
@@ -60,8 +60,6 @@ export function readLargeInto(table: Table, key: Buffer, allocate: (length: numb
   return owned;
 }
 
-const DEFERRED_FLUSH = TransactionFlags.ABORTABLE | TransactionFlags.SYNCHRONOUS_COMMIT | TransactionFlags.NO_SYNC_FLUSH;
-
 /** Bumped when a stored format changes; a mismatch refuses to start rather than misread data. */
 export const SCHEMA_VERSION = 1;
 
@@ -118,20 +116,9 @@ export class ChainDatabase {
     }
   }
 
-  /**
-   * Runs `fn` as one atomic write transaction: all of its puts and removes land, or none do. The
-   * commit waits for the disk (fsync) unless `flush` is false: then it returns once the pages are
-   * the system's, which a killed process cannot take back, and LMDB flushes them in the
-   * background (data before the meta page that points to it, so a power loss may lose the last
-   * commits but never tears one). The next flushed commit makes every earlier one durable.
-   */
-  write<T>(fn: () => T, flush = true): T {
-    return flush ? this.root.transactionSync(fn) : this.root.transactionSync(fn, DEFERRED_FLUSH);
-  }
-
-  /** Resolves once every commit so far is on disk (those written with `flush` false included). */
-  async flushed(): Promise<void> {
-    await this.root.flushed;
+  /** Runs `fn` as one atomic write transaction: all of its puts and removes land, or none do. */
+  write<T>(fn: () => T): T {
+    return this.root.transactionSync(fn);
   }
 
   getMeta(key: string): Buffer | undefined {
