@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
-import { RpcError } from '@cs/rpc-client';
+import { RpcError } from '@cs/client';
 import { amountFromValue } from '@cs/csd/src/rpc/amount.ts';
 import { rpcClientFor } from '../bridge.ts';
 import { ConfigError, DEFAULT_RPC_URL, mergedValues } from '../config/env.ts';

@@ -4,7 +4,7 @@
  * the node wallet. Also the stake: "no stake" is an answer of the node, never guessed from an
  * error (the reference read any RPC error at start-up as "no stake").
  */
-import { RpcError, RpcTransportError, type RpcClient } from '@cs/rpc-client';
+import { RpcError, RpcTransportError, type RpcClient } from '@cs/client';
 
 export class NodeCheckError extends Error {}
 

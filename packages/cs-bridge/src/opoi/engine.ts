@@ -18,7 +18,7 @@ import {
   parseOpoiSubmitError,
   parseOpoiSubmitResult,
 } from '@cs/stratum';
-import { RpcError, type RpcClient } from '@cs/rpc-client';
+import { RpcError, type RpcClient } from '@cs/client';
 import { amountFromValue } from '@cs/csd/src/rpc/amount.ts';
 import type { Logger } from 'pino';
 import type { BridgeConfig } from '../config/env.ts';

@@ -12,7 +12,7 @@
  * fee) back to the OPoI address.
  */
 import { Transaction, fromHex } from '@cs/consensus';
-import { type RpcClient, broadcastRecorded } from '@cs/rpc-client';
+import { type RpcClient, broadcastRecorded } from '@cs/client';
 import { amountToJson } from '@cs/csd/src/format/json.ts';
 import type { Logger } from 'pino';
 import type { BridgeConfig } from '../config/env.ts';

@@ -15,7 +15,7 @@
  * same coins.
  */
 import { Transaction, fromHex } from '@cs/consensus';
-import { type RpcClient, RpcError, broadcastRecorded, walletConfirmations } from '@cs/rpc-client';
+import { type RpcClient, RpcError, broadcastRecorded, walletConfirmations } from '@cs/client';
 import type { Logger } from 'pino';
 import { crashPoint } from '../node/crash.ts';
 import { feeOf, pplnsCredits, propCredits, soloCredits, type Credits, type PayoutScheme } from './schemes.ts';

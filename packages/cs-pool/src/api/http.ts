@@ -4,7 +4,7 @@
  * Sol/s estimated from share difficulty over the stats window.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { RpcClient } from '@cs/rpc-client';
+import type { RpcClient } from '@cs/client';
 import type { Logger } from 'pino';
 import type { AccountingStore, Balance, BlockRecord, PaymentRecord } from '../accounting/store.ts';
 import type { PoolStats, WorkerStats } from './stats.ts';

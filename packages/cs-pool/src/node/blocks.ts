@@ -4,7 +4,7 @@
  * processor, and the jobs are refreshed without waiting for hashblock.
  */
 import { hashToHex } from '@cs/consensus';
-import type { RpcClient } from '@cs/rpc-client';
+import type { RpcClient } from '@cs/client';
 import { UINT256_MAX, encodeBlock, type Job, type ValidShare } from '@cs/stratum';
 import type { Logger } from 'pino';
 import type { AccountingStore } from '../accounting/store.ts';

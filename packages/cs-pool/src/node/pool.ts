@@ -8,7 +8,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { addressToScript, isValidAddress, type ChainParams } from '@cs/consensus';
 import { networkDataDir } from '@cs/csd/src/datadir/paths.ts';
-import { RpcClient, RpcError, RpcTransportError } from '@cs/rpc-client';
+import { RpcClient, RpcError, RpcTransportError } from '@cs/client';
 import { solutionsPerDifficulty } from '@cs/stratum';
 import type { Logger } from 'pino';
 import { LmdbStore } from '../accounting/lmdb-store.ts';

@@ -7,7 +7,7 @@
  */
 import { EventEmitter } from 'node:events';
 import type { ChainParams, TxOut } from '@cs/consensus';
-import { RpcError, type RpcClient } from '@cs/rpc-client';
+import { RpcError, type RpcClient } from '@cs/client';
 import { buildJob, type BlockTemplate, type Job } from '@cs/stratum';
 import type { Logger } from 'pino';
 import { feeOf } from '../accounting/schemes.ts';
