@@ -136,7 +136,7 @@ export class ApiServer {
     const count = (s: string) => blocks.filter((b) => b.status === s).length;
     let network: Record<string, unknown> = {};
     try {
-      const m = await this.ctx.rpc.call<{ blocks: number; difficulty: number; networkhashps: number }>('getmininginfo');
+      const m = await this.ctx.rpc.call('getmininginfo');
       network = { height: m.blocks, difficulty: m.difficulty, hashrate: m.networkhashps };
     } catch (e) {
       network = { error: (e as Error).message };
