@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { Daemon, freePort } from '../../csd/test/daemon.ts';
 import { RpcClient, RpcError, type RpcMethodName, RpcTransportError } from './client.ts';
+import { RpcErrorCode } from './error-codes.ts';
 
 const node = new Daemon({ cookie: true });
 
@@ -24,7 +25,13 @@ test('calls authenticate with the cookie and errors carry Core codes', async () 
       rpc.call('nosuchmethod' as RpcMethodName),
       (e: unknown) => e instanceof RpcError && e.code === -32601 && e.method === 'nosuchmethod',
     );
-    await assert.rejects(rpc.call('getblockhash', [-1]), (e: unknown) => e instanceof RpcError && e.code === -8);
+    await assert.rejects(
+      rpc.call('getblockhash', [-1]),
+      (e: unknown) => e instanceof RpcError && e.code === RpcErrorCode.INVALID_PARAMETER && e.codeName === 'INVALID_PARAMETER',
+      'a bad parameter is -8, named',
+    );
+    // Named params are mapped onto positions by csd, as Core does.
+    assert.equal(await rpc.callNamed('getblockhash', { height: 0 }), await rpc.call('getblockhash', [0]), 'named and positional calls agree');
   } finally {
     rpc.close();
   }

@@ -5,3 +5,5 @@ export * from './error-codes.ts';
 export type * from './json.ts';
 export type * from './rpc-methods.gen.ts';
 export { RPC_METHOD_NAMES } from './rpc-methods.gen.ts';
+export * from './rest.ts';
+export * from './ws.ts';
