@@ -7,3 +7,4 @@ export type * from './rpc-methods.gen.ts';
 export { RPC_METHOD_NAMES } from './rpc-methods.gen.ts';
 export * from './rest.ts';
 export * from './ws.ts';
+export * from './http-routes.ts';
