@@ -5,7 +5,7 @@
  */
 import { join } from 'node:path';
 import { DataDirLockedError, lockDataDir, type DataDirLock } from '@cs/csd/src/datadir/lock.ts';
-import { RpcClient } from '@cs/rpc-client';
+import { RpcClient } from '@cs/client';
 import type { Logger } from 'pino';
 import type { BridgeConfig } from './config/env.ts';
 import { BridgeApi } from './http/api.ts';

@@ -7,19 +7,14 @@
  */
 import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
-import { RpcError } from '@cs/rpc-client';
+import { RpcError } from '@cs/client';
 import { amountFromValue } from '@cs/csd/src/rpc/amount.ts';
 import { rpcClientFor } from '../bridge.ts';
 import { ConfigError, DEFAULT_RPC_URL, mergedValues } from '../config/env.ts';
 import { describeNodeError } from '../node/node-check.ts';
-import { type ChainRequest, sha256Hex } from '../opoi/engine.ts';
+import { sha256Hex } from '../opoi/engine.ts';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-interface AskRequest extends ChainRequest {
-  readonly tx_hash: string;
-  readonly refund_amount: number | null;
-}
 
 export async function runAsk(envFile: string, argv: string[], out: NodeJS.WritableStream = process.stdout): Promise<number> {
   const { values: flags, positionals } = parseArgs({
@@ -74,7 +69,7 @@ export async function runAsk(envFile: string, argv: string[], out: NodeJS.Writab
     if (requestId === null) {
       const requester = flags.requester ?? (await pickRequester(rpc, payment + BigInt(maxTokens) * feePerToken));
       requestId = randomUUID();
-      const r = await rpc.call<{ txid: string }>('submitopoirequest', [
+      const r = await rpc.call('submitopoirequest', [
         requestId,
         flags.model,
         promptHash,
@@ -106,7 +101,7 @@ export async function runAsk(envFile: string, argv: string[], out: NodeJS.Writab
 
     let lastStage = '';
     for (;;) {
-      const chain = await rpc.call<AskRequest>('getopoirequest', [requestId]);
+      const chain = await rpc.call('getopoirequest', [requestId]);
       requestTxid ??= chain.tx_hash;
       const sub = await fetch(`${bridgeUrl}/svc/opoi/submissions/${requestId}`).then((r) =>
         r.ok ? (r.json() as Promise<{ stage: string; payout_txid: string | null }>) : null,
@@ -117,12 +112,12 @@ export async function runAsk(envFile: string, argv: string[], out: NodeJS.Writab
         lastStage = stage;
       }
       if (chain.status === 'EXPIRED') {
-        const refund = await rpc.call<{ txid: string }>('claimopoipayout', [requestId]);
+        const refund = await rpc.call('claimopoipayout', [requestId]);
         say(`Nobody answered: the request EXPIRED. Refund txid ${refund.txid}; request txid ${requestTxid}.`);
         return 2;
       }
       if (chain.status === 'FULFILLED' && chain.payout_txid) {
-        const content = await rpc.call<{ content_hex: string }>('getopoicontent', [requestId, 'RESPONSE']).catch((e) => {
+        const content = await rpc.call('getopoicontent', [requestId, 'RESPONSE']).catch((e) => {
           if (e instanceof RpcError && e.code === -5) return null;
           throw e;
         });
@@ -147,9 +142,9 @@ export async function runAsk(envFile: string, argv: string[], out: NodeJS.Writab
 
 /** The wallet address whose confirmed coins best cover the escrow: the REQUEST spends the requester's own coins. */
 export async function pickRequester(rpc: ReturnType<typeof rpcClientFor>, escrow: bigint): Promise<string> {
-  const coins = await rpc.call<{ address?: string; amount: number; spendable: boolean; opoi_collateral?: boolean }[]>('listunspent', [1]);
+  const coins = await rpc.call('listunspent', [1]);
   // Staked addresses' coins pay their commits and reveals: leave them to the miner.
-  const staked = new Set((await rpc.call<{ miner_address: string }[]>('listopoistakes')).map((s) => s.miner_address));
+  const staked = new Set((await rpc.call('listopoistakes')).map((s) => s.miner_address));
   const byAddress = new Map<string, bigint>();
   for (const c of coins) {
     if (!c.spendable || c.opoi_collateral || !c.address || staked.has(c.address)) continue;

@@ -11,6 +11,7 @@ import type { HostPort } from '../config/env.ts';
 import type { OpoiEngine } from '../opoi/engine.ts';
 import type { RequestRecord } from '../store/store.ts';
 import { OPENAPI } from './openapi.ts';
+import { RouteTable } from '@cs/client/http-routes';
 
 export interface ApiContext {
   readonly engine: OpoiEngine;
@@ -142,59 +143,75 @@ export class BridgeApi {
     return typeof given === 'string' && timingSafeEqual(digest(given), this.keyDigest);
   }
 
+  /** Every route the API serves (docs/api/bridge.openapi.json describes each; its test reads this table). */
+  static readonly ROUTES = new RouteTable([
+    { method: 'POST', path: '/svc/opoi/prompt', handler: 'prompt' },
+    { method: 'GET', path: '/svc/opoi/pending', handler: 'pending' },
+    { method: 'GET', path: '/svc/opoi/submissions/{request_id}', handler: 'submission' },
+    { method: 'GET', path: '/healthz', handler: 'healthz' },
+    { method: 'GET', path: '/metrics', handler: 'metrics' },
+    { method: 'GET', path: '/openapi.json', handler: 'openapi' },
+  ] as const);
+
   private async route(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = new URL(req.url ?? '/', 'http://bridge').pathname;
+    const match = BridgeApi.ROUTES.match(req.method ?? 'GET', path);
+    if (match.kind === 'not-found') throw new HttpFailure(404, 'no such route');
+    if (match.kind === 'method-not-allowed') throw new HttpFailure(405, `use ${match.allowed.join(' or ')}`);
     const { engine } = this.ctx;
     const ok = (body: unknown, type?: string) => {
       this.count(200);
       send(res, 200, body, type);
     };
-    if (path === '/svc/opoi/prompt') {
-      if (req.method !== 'POST') throw new HttpFailure(405, 'use POST');
-      if (!this.limiter.tryTake(req.socket.remoteAddress ?? '')) throw new HttpFailure(429, 'Rate limit exceeded');
-      if (!this.keyMatches(req.headers['x-opoi-api-key'])) throw new HttpFailure(401, 'missing or wrong x-opoi-api-key');
-      // Room for the JSON around a prompt of the largest size, escaped.
-      const text = await readBody(req, this.ctx.maxPromptBytes * 2 + 1024);
-      let body: unknown;
-      try {
-        body = JSON.parse(text);
-      } catch {
-        throw new HttpFailure(400, 'the body is not JSON');
+    switch (match.route.handler) {
+      case 'prompt':
+        return this.prompt(req, res);
+      case 'pending':
+        return ok(engine.store.active().map(pendingView));
+      case 'submission': {
+        const r = engine.store.request(match.params.request_id.toLowerCase());
+        if (!r) throw new HttpFailure(404, 'request_id not known to this bridge');
+        return ok(submissionView(r));
       }
-      const { request_id, prompt } = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
-      if (typeof request_id !== 'string' || !UUID.test(request_id)) throw new HttpFailure(400, 'request_id must be a UUID string');
-      if (typeof prompt !== 'string' || prompt === '') throw new HttpFailure(400, 'prompt must be a non-empty string');
-      if (Buffer.byteLength(prompt) > this.ctx.maxPromptBytes) throw new HttpFailure(413, `prompt larger than ${this.ctx.maxPromptBytes} bytes`);
-      const outcome = await engine.acceptPrompt(request_id, prompt);
-      this.count(outcome.status);
-      send(res, outcome.status, outcome.body);
-      return;
+      case 'healthz': {
+        const healthy = engine.stake === 'active' && engine.lastError === null;
+        const body = {
+          status: healthy ? 'ok' : 'degraded',
+          stake: engine.stake,
+          node_height: engine.height,
+          last_error: engine.lastError,
+          miners: this.ctx.connections(),
+          opoi_miners: engine.opoiMiners,
+        };
+        this.count(healthy ? 200 : 503);
+        send(res, healthy ? 200 : 503, body);
+        return;
+      }
+      case 'metrics':
+        return ok(this.metrics(), 'text/plain; version=0.0.4');
+      case 'openapi':
+        return ok(OPENAPI);
     }
-    if (req.method !== 'GET') throw new HttpFailure(405, 'use GET');
-    if (path === '/svc/opoi/pending') return ok(engine.store.active().map(pendingView));
-    const sub = /^\/svc\/opoi\/submissions\/([^/]+)$/.exec(path);
-    if (sub) {
-      const r = engine.store.request(sub[1].toLowerCase());
-      if (!r) throw new HttpFailure(404, 'request_id not known to this bridge');
-      return ok(submissionView(r));
+  }
+
+  private async prompt(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (!this.limiter.tryTake(req.socket.remoteAddress ?? '')) throw new HttpFailure(429, 'Rate limit exceeded');
+    if (!this.keyMatches(req.headers['x-opoi-api-key'])) throw new HttpFailure(401, 'missing or wrong x-opoi-api-key');
+    // Room for the JSON around a prompt of the largest size, escaped.
+    const text = await readBody(req, this.ctx.maxPromptBytes * 2 + 1024);
+    let body: unknown;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      throw new HttpFailure(400, 'the body is not JSON');
     }
-    if (path === '/healthz') {
-      const healthy = engine.stake === 'active' && engine.lastError === null;
-      const body = {
-        status: healthy ? 'ok' : 'degraded',
-        stake: engine.stake,
-        node_height: engine.height,
-        last_error: engine.lastError,
-        miners: this.ctx.connections(),
-        opoi_miners: engine.opoiMiners,
-      };
-      this.count(healthy ? 200 : 503);
-      send(res, healthy ? 200 : 503, body);
-      return;
-    }
-    if (path === '/metrics') return ok(this.metrics(), 'text/plain; version=0.0.4');
-    if (path === '/openapi.json') return ok(OPENAPI);
-    throw new HttpFailure(404, 'no such route');
+    const { request_id, prompt } = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
+    if (typeof request_id !== 'string' || !UUID.test(request_id)) throw new HttpFailure(400, 'request_id must be a UUID string');
+    if (typeof prompt !== 'string' || prompt === '') throw new HttpFailure(400, 'prompt must be a non-empty string');
+    if (Buffer.byteLength(prompt) > this.ctx.maxPromptBytes) throw new HttpFailure(413, `prompt larger than ${this.ctx.maxPromptBytes} bytes`);
+    const outcome = await this.ctx.engine.acceptPrompt(request_id, prompt);
+    this.count(outcome.status);
+    send(res, outcome.status, outcome.body);
   }
 
   private metrics(): string {

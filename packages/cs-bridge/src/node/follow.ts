@@ -1,55 +1,32 @@
 /**
  * Follows the node's WebSocket (`new-blocks` and `opoi`, docs/notifications.md) so that the engine
  * acts on a block or an OPoI step at once; the engine's poll stays the fallback, so a node without
- * -wsport, or a dropped connection, only makes the bridge slower. Reconnects with backoff.
+ * -wsport, or a dropped connection, only makes the bridge slower. @cs/client's NodeSocket decodes
+ * the pushes and reconnects with backoff.
  */
+import { NodeSocket } from '@cs/client';
 import type { Logger } from 'pino';
-import { WebSocket } from 'ws';
 
 export class NodeFollower {
-  private ws: WebSocket | null = null;
-  private retryMs = 1000;
-  private timer: NodeJS.Timeout | null = null;
-  private stopped = false;
-  connected = false;
+  private readonly socket: NodeSocket;
 
-  constructor(
-    private readonly url: string,
-    private readonly onEvent: () => void,
-    private readonly log: Logger,
-  ) {}
+  constructor(url: string, onEvent: () => void, log: Logger) {
+    this.socket = new NodeSocket({ url, subscriptions: [{ channel: 'new-blocks' }, { channel: 'opoi' }] });
+    this.socket.on('open', () => {
+      log.info({ url }, 'following the node over WebSocket');
+      onEvent();
+    });
+    this.socket.on('push', () => onEvent());
+    this.socket.on('problem', (e) => log.debug({ err: e.message }, 'node WebSocket problem'));
+    this.socket.on('refused', (e) => log.warn({ code: e.code, err: e.message }, 'the node refused a WebSocket subscription'));
+    this.socket.on('close', () => log.warn({ url }, 'node WebSocket closed; polling until it is back'));
+  }
 
   start(): void {
-    if (this.stopped) return;
-    const ws = new WebSocket(this.url);
-    this.ws = ws;
-    ws.on('open', () => {
-      this.connected = true;
-      this.retryMs = 1000;
-      ws.send(JSON.stringify({ action: 'subscribe', channel: 'new-blocks' }));
-      ws.send(JSON.stringify({ action: 'subscribe', channel: 'opoi' }));
-      this.log.info({ url: this.url }, 'following the node over WebSocket');
-      this.onEvent();
-    });
-    ws.on('message', (data) => {
-      const text = data.toString();
-      if (text.includes('"type":"subscribed"') || text.includes('"type": "subscribed"')) return;
-      this.onEvent();
-    });
-    ws.on('error', (e) => this.log.debug({ err: e.message }, 'node WebSocket error'));
-    ws.on('close', () => {
-      if (this.connected) this.log.warn({ url: this.url }, 'node WebSocket closed; polling until it is back');
-      this.connected = false;
-      this.ws = null;
-      if (this.stopped) return;
-      this.timer = setTimeout(() => this.start(), this.retryMs);
-      this.retryMs = Math.min(this.retryMs * 2, 30_000);
-    });
+    this.socket.start();
   }
 
   stop(): void {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    this.ws?.terminate();
+    this.socket.stop();
   }
 }

@@ -4,7 +4,7 @@
  * the node wallet. Also the stake: "no stake" is an answer of the node, never guessed from an
  * error (the reference read any RPC error at start-up as "no stake").
  */
-import { RpcError, RpcTransportError, type RpcClient } from '@cs/rpc-client';
+import { RpcError, RpcTransportError, type RpcClient } from '@cs/client';
 
 export class NodeCheckError extends Error {}
 
@@ -62,7 +62,7 @@ export type StakeState = { readonly kind: 'stake'; readonly stake: StakeInfo } |
 /** The address's stake, or `none` when the node says it has none; any other failure throws. */
 export async function readStake(rpc: RpcClient, opoiAddress: string): Promise<StakeState> {
   try {
-    const s = await rpc.call<{ status: string; renewed_height: number; renew_by_height: number }>('getopoistake', [opoiAddress]);
+    const s = await rpc.call('getopoistake', [opoiAddress]);
     return { kind: 'stake', stake: { status: s.status, renewedHeight: s.renewed_height, renewByHeight: s.renew_by_height } };
   } catch (e) {
     if (e instanceof RpcError && e.code === -5 && /no stake/.test(e.message)) return { kind: 'none' };
@@ -87,9 +87,12 @@ export interface Utxo {
 
 /** Spendable confirmed wallet coins of at least `minAmount` coins, largest first (the wizard's list). */
 export async function spendableUtxos(rpc: RpcClient, minAmount = 0): Promise<Utxo[]> {
-  const coins = await rpc.call<(Utxo & { spendable: boolean; opoi_collateral?: boolean })[]>('listunspent', [1]);
-  return coins
-    .filter((c) => c.spendable && !c.opoi_collateral && c.amount >= minAmount)
-    .sort((a, b) => b.amount - a.amount)
-    .map(({ txid, vout, amount, confirmations, address }) => ({ txid, vout, amount, confirmations, address }));
+  const coins = await rpc.call('listunspent', [1]);
+  return (
+    coins
+      .filter((c) => c.spendable && !c.opoi_collateral && c.amount >= minAmount)
+      .sort((a, b) => b.amount - a.amount)
+      // The wallet's own spendable coins are at its addresses: each has one.
+      .flatMap(({ txid, vout, amount, confirmations, address }) => (address === undefined ? [] : [{ txid, vout, amount, confirmations, address }]))
+  );
 }

@@ -18,7 +18,7 @@ import {
   parseOpoiSubmitError,
   parseOpoiSubmitResult,
 } from '@cs/stratum';
-import { RpcError, type RpcClient } from '@cs/rpc-client';
+import { RpcError, type RpcClient, type RpcResult } from '@cs/client';
 import { amountFromValue } from '@cs/csd/src/rpc/amount.ts';
 import type { Logger } from 'pino';
 import type { BridgeConfig } from '../config/env.ts';
@@ -28,32 +28,8 @@ import { crashPoint } from './crash-point.ts';
 import { Payments } from './payments.ts';
 import { readStake, renewDue } from '../node/node-check.ts';
 
-interface ChainCommit {
-  readonly miner: string;
-  readonly commit_txid: string;
-  readonly commitment: string;
-  readonly revealed: boolean;
-  readonly reveal_txid?: string;
-}
-
-/** getopoirequest's fields the engine reads (docs/rpc.md, "The request object"). */
-export interface ChainRequest {
-  readonly request_id: string;
-  readonly status: 'PENDING' | 'FULFILLED' | 'EXPIRED';
-  readonly model: string;
-  readonly prompt_hash: string;
-  readonly max_tokens: number;
-  readonly payment: number;
-  readonly task_type: string;
-  readonly task_class: string;
-  readonly block_height: number;
-  readonly commit_window_closed: boolean;
-  readonly commits: readonly ChainCommit[];
-  readonly winner: string | null;
-  readonly winner_amount: number | null;
-  readonly payout_status: 'none' | 'claimable' | 'pending' | 'confirmed';
-  readonly payout_txid: string | null;
-}
+/** A request as getopoirequest answers it (docs/rpc.md, "The request object"). */
+export type ChainRequest = RpcResult<'getopoirequest'>;
 
 export type PromptOutcome =
   | { readonly status: 200; readonly body: { accepted: true; request_id: string; stage: Stage } }
@@ -210,7 +186,7 @@ export class OpoiEngine implements OpoiHandler {
     const id = requestId.toLowerCase();
     let chain: ChainRequest;
     try {
-      chain = await this.rpc.call<ChainRequest>('getopoirequest', [id]);
+      chain = await this.rpc.call('getopoirequest', [id]);
     } catch (e) {
       if (e instanceof RpcError && e.code === -5) return { status: 404, body: { error: 'request_id not found on-chain' } };
       if (e instanceof RpcError && e.code === -8) return { status: 400, body: { error: e.message } };
@@ -260,7 +236,7 @@ export class OpoiEngine implements OpoiHandler {
 
   private async tick(): Promise<void> {
     try {
-      this.height = await this.rpc.call<number>('getblockcount');
+      this.height = await this.rpc.call('getblockcount');
     } catch (e) {
       // Without the node the stake is unknown: say so, never "no stake".
       this.stake = 'node-error';
@@ -306,7 +282,7 @@ export class OpoiEngine implements OpoiHandler {
       const { txid, vout } = this.config.stakeUtxo;
       let r: { txid: string };
       try {
-        r = await this.rpc.call<{ txid: string }>('stakeopoi', [address, txid, vout]);
+        r = await this.rpc.call('stakeopoi', [address, txid, vout]);
       } catch (e) {
         // The coin is gone or not the address's (-8), or too small (-6): say so once, and keep
         // driving requests already committed; only new work waits for a stake.
@@ -333,7 +309,7 @@ export class OpoiEngine implements OpoiHandler {
       const pending = this.store.meta('renew_txid');
       if (!pending || !(await this.inMempool(pending))) {
         try {
-          const r = await this.rpc.call<{ txid: string }>('renewopoistake', [address]);
+          const r = await this.rpc.call('renewopoistake', [address]);
           await this.store.apply({ meta: { renew_txid: r.txid } });
           this.log.info({ txid: r.txid }, 'stake renewal sent');
         } catch (e) {
@@ -347,7 +323,7 @@ export class OpoiEngine implements OpoiHandler {
 
   private async inWallet(txid: string): Promise<boolean> {
     try {
-      const tx = await this.rpc.call<{ confirmations: number }>('gettransaction', [txid]);
+      const tx = await this.rpc.call('gettransaction', [txid]);
       return tx.confirmations >= 0;
     } catch (e) {
       if (e instanceof RpcError && e.code === -5) return false;
@@ -367,7 +343,7 @@ export class OpoiEngine implements OpoiHandler {
 
   /** New PENDING OPEN requests join the store (plain model names are OPEN tasks and are served). */
   private async followRequests(): Promise<void> {
-    const pending = await this.rpc.call<ChainRequest[]>('listopoirequests', ['PENDING']);
+    const pending = await this.rpc.call('listopoirequests', ['PENDING']);
     const fresh = pending.filter((c) => c.task_type === 'OPEN' && !this.store.request(c.request_id));
     if (fresh.length > 0) await this.store.apply({ newRequests: fresh.map((c) => this.fromChain(c)) });
   }
@@ -381,7 +357,7 @@ export class OpoiEngine implements OpoiHandler {
   /** One request, as far as the chain lets it go in this tick. */
   private async advance(record: RequestRecord): Promise<void> {
     let r = record;
-    const chain = await this.rpc.call<ChainRequest>('getopoirequest', [r.requestId]).catch((e) => {
+    const chain = await this.rpc.call('getopoirequest', [r.requestId]).catch((e) => {
       // A reorg took the REQUEST away: keep the record, it may come back.
       if (e instanceof RpcError && e.code === -5) return null;
       throw e;
@@ -413,7 +389,7 @@ export class OpoiEngine implements OpoiHandler {
       } else {
         if (this.stake !== 'active') return;
         try {
-          const c = await this.rpc.call<{ txid: string; commitment: string }>('submitopoiresponsecommit', [
+          const c = await this.rpc.call('submitopoiresponsecommit', [
             r.requestId,
             s.responseHash,
             this.config.opoiAddress,
@@ -443,11 +419,11 @@ export class OpoiEngine implements OpoiHandler {
         if (!ours || !chain.commit_window_closed) return;
         if (chain.status !== 'PENDING') return this.closeUnrevealed(r, chain);
         try {
-          const v = await this.rpc.call<{ txid: string }>('submitopoiresponse', [
+          const v = await this.rpc.call('submitopoiresponse', [
             r.requestId,
             sub.responseHash,
             this.config.opoiAddress,
-            sub.commitment,
+            sub.commitment!,
             sub.tokenCount,
             sub.nonce,
           ]);
@@ -477,7 +453,7 @@ export class OpoiEngine implements OpoiHandler {
       return;
     }
     if (r.stage === 'published') {
-      const claim = await this.rpc.call<{ txid: string }>('claimopoipayout', [r.requestId]);
+      const claim = await this.rpc.call('claimopoipayout', [r.requestId]);
       crashPoint('after-claim-sent');
       r = await this.set(r, { stage: 'claimed', submission: { ...r.submission!, claimTxid: claim.txid } });
       this.log.info({ request_id: r.requestId, txid: claim.txid }, 'payout claimed');

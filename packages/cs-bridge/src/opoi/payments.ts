@@ -12,7 +12,7 @@
  * fee) back to the OPoI address.
  */
 import { Transaction, fromHex } from '@cs/consensus';
-import { type RpcClient, broadcastRecorded } from '@cs/rpc-client';
+import { type JsonValue, type RpcClient, broadcastRecorded } from '@cs/client';
 import { amountToJson } from '@cs/csd/src/format/json.ts';
 import type { Logger } from 'pino';
 import type { BridgeConfig } from '../config/env.ts';
@@ -53,10 +53,7 @@ export class Payments {
     const due = this.store.balances().filter(([, b]) => b.pending > 0n && b.pending >= this.config.minPayout);
     if (due.length === 0) return;
     const total = due.reduce((s, [, b]) => s + b.pending, 0n);
-    const coins = await this.rpc.call<{ txid: string; vout: number; amount: number; spendable: boolean; opoi_collateral?: boolean }[]>(
-      'listunspent',
-      [1, 9_999_999, [this.config.opoiAddress]],
-    );
+    const coins = await this.rpc.call('listunspent', [1, 9_999_999, [this.config.opoiAddress]]);
     const inputs = coins
       .filter((c) => c.spendable && !c.opoi_collateral)
       .sort((a, b) => b.amount - a.amount)
@@ -65,11 +62,11 @@ export class Payments {
     const outputs = Object.fromEntries(due.map(([wallet, b]) => [wallet, amountToJson(b.pending)]));
     let hex: string;
     try {
-      const raw = await this.rpc.call<string>('createrawtransaction', [inputs, outputs]);
-      const options: Record<string, unknown> = { changeAddress: this.config.opoiAddress };
+      const raw = await this.rpc.call('createrawtransaction', [inputs, outputs]);
+      const options: { [key: string]: JsonValue } = { changeAddress: this.config.opoiAddress };
       if (this.config.payoutFeeRate !== null) options.fee_rate = this.config.payoutFeeRate;
-      const funded = await this.rpc.call<{ hex: string }>('fundrawtransaction', [raw, options]);
-      const signed = await this.rpc.call<{ hex: string; complete: boolean }>('signrawtransactionwithwallet', [funded.hex]);
+      const funded = await this.rpc.call('fundrawtransaction', [raw, options]);
+      const signed = await this.rpc.call('signrawtransactionwithwallet', [funded.hex]);
       if (!signed.complete) throw new Error('the wallet could not sign every input (locked wallet?)');
       hex = signed.hex;
     } catch (e) {

@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { pickRequester } from '@cs/bridge/src/ask/ask.ts';
 import { sha256Hex } from '@cs/bridge/src/opoi/engine.ts';
 import { amountFromValue } from '@cs/csd/src/rpc/amount.ts';
-import { RpcTransportError } from '@cs/rpc-client';
+import { RpcTransportError } from '@cs/client';
 import type { Logger } from 'pino';
 import { UpstreamDown, type Upstreams } from '../upstream/upstreams.ts';
 
@@ -75,7 +75,7 @@ export class AskService {
       throw new AskError((e as Error).message);
     }
     const requestId = randomUUID();
-    const r = await this.upstreams.call<{ txid: string }>(0, 'submitopoirequest', [
+    const r = await this.upstreams.call(0, 'submitopoirequest', [
       requestId,
       input.model,
       sha256Hex(input.prompt),

@@ -4,7 +4,7 @@
  * so nothing here logs it; `publicView` is what may be shown or logged.
  */
 import { readFileSync } from 'node:fs';
-import type { RpcAuth } from '@cs/rpc-client';
+import type { RpcAuth } from '@cs/client';
 
 export class ConfigError extends Error {}
 

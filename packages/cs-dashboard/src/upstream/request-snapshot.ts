@@ -4,7 +4,7 @@
  * prompt hand-over. Parts that do not exist yet are null (not errors), so a page following a
  * young request makes no failing calls; a program that is down is named in `down`.
  */
-import { RpcError } from '@cs/rpc-client';
+import { RpcError } from '@cs/client';
 import type { AskService, PromptState } from '../ask/ask-service.ts';
 import { UpstreamDown, type Upstreams } from './upstreams.ts';
 

@@ -1,12 +1,12 @@
 /**
- * The programs behind the dashboard: each node's JSON-RPC (through @cs/rpc-client) and REST, the
+ * The programs behind the dashboard: each node's JSON-RPC (through @cs/client) and REST, the
  * pool API and the bridge API. Every call has a timeout, and a program that does not answer comes
  * back as an `UpstreamDown` naming it, which the HTTP layer turns into a 502 while the dashboard
  * keeps serving everything else.
  */
 import { Agent as HttpAgent, request as httpRequest } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import { RpcClient, RpcError, RpcTransportError } from '@cs/rpc-client';
+import { RpcClient, RpcError, type RpcMethodName, type RpcParams, type RpcResult, RpcTransportError } from '@cs/client';
 import type { DashboardConfig } from '../config/config.ts';
 
 const TIMEOUT_MS = 10_000;
@@ -54,9 +54,11 @@ export class Upstreams {
   }
 
   /** One JSON-RPC call; RpcError (the node answered with an error) passes through. */
-  async call<T = unknown>(node: number, method: string, params: readonly unknown[] = []): Promise<T> {
+  async call<M extends RpcMethodName>(node: number, method: M, params?: RpcParams<M>): Promise<RpcResult<M>> {
+    // RpcClient.call's optional-params tuple does not resolve for an unresolved M; this is the same call.
+    const call = this.rpc[node].call as (method: M, params?: RpcParams<M>) => Promise<RpcResult<M>>;
     try {
-      return await this.rpc[node].call<T>(method, params);
+      return await call.call(this.rpc[node], method, params);
     } catch (e) {
       if (e instanceof RpcError) throw e;
       const why = e instanceof RpcTransportError ? e.message : ((e as NodeJS.ErrnoException).code ?? (e as Error).message);
@@ -87,7 +89,7 @@ export class Upstreams {
     const nodes = Promise.all(
       this.config.nodes.map(async (n, i) => {
         try {
-          const height = await this.call<number>(i, 'getblockcount');
+          const height = await this.call(i, 'getblockcount');
           return { name: n.name, configured: true, up: true, detail: `height ${height}` };
         } catch (e) {
           return { name: n.name, configured: true, up: false, detail: (e as Error).message };

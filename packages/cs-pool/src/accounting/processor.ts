@@ -15,7 +15,7 @@
  * same coins.
  */
 import { Transaction, fromHex } from '@cs/consensus';
-import { type RpcClient, RpcError, broadcastRecorded, walletConfirmations } from '@cs/rpc-client';
+import { type RpcClient, RpcError, broadcastRecorded, walletConfirmations } from '@cs/client';
 import type { Logger } from 'pino';
 import { crashPoint } from '../node/crash.ts';
 import { feeOf, pplnsCredits, propCredits, soloCredits, type Credits, type PayoutScheme } from './schemes.ts';
@@ -158,9 +158,12 @@ export class PayoutProcessor {
   /** Confirmations, 'orphaned' when another block holds its height or its coinbase differs, 'unknown' when the node cannot tell now. */
   private async blockState(block: BlockRecord): Promise<number | 'orphaned' | 'unknown'> {
     try {
-      const info = await this.rpc.call<{ confirmations: number; tx: string[] }>('getblock', [block.hash, 1]);
-      if (info.confirmations < 1 || info.tx[0] !== block.coinbaseTxid) return 'orphaned';
-      return info.confirmations;
+      const info = await this.rpc.call('getblock', [block.hash, 1]);
+      // Verbosity 1 answers the block as an object whose tx are txids.
+      if (typeof info !== 'object' || typeof info.confirmations !== 'number') throw new Error('getblock answered without verbosity 1');
+      const { confirmations } = info;
+      if (confirmations < 1 || info.tx[0] !== block.coinbaseTxid) return 'orphaned';
+      return confirmations;
     } catch (e) {
       // -5: the node never had it (it did when it was found, so it was lost in a reorg of the node's data).
       if (e instanceof RpcError && e.code === -5) return 'orphaned';
@@ -200,10 +203,10 @@ export class PayoutProcessor {
     const outputs = Object.fromEntries(due.map(([address, b]) => [address, coinsString(b.pending)]));
     let hex: string;
     try {
-      const raw = await this.rpc.call<string>('createrawtransaction', [[], outputs]);
+      const raw = await this.rpc.call('createrawtransaction', [[], outputs]);
       const options = this.config.feeRate === null ? {} : { fee_rate: this.config.feeRate };
-      const funded = await this.rpc.call<{ hex: string }>('fundrawtransaction', [raw, options]);
-      const signed = await this.rpc.call<{ hex: string; complete: boolean }>('signrawtransactionwithwallet', [funded.hex]);
+      const funded = await this.rpc.call('fundrawtransaction', [raw, options]);
+      const signed = await this.rpc.call('signrawtransactionwithwallet', [funded.hex]);
       if (!signed.complete) throw new Error('the wallet could not sign every input (locked wallet?)');
       hex = signed.hex;
     } catch (e) {

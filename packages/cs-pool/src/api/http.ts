@@ -4,7 +4,8 @@
  * Sol/s estimated from share difficulty over the stats window.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { RpcClient } from '@cs/rpc-client';
+import type { RpcClient } from '@cs/client';
+import { RouteTable } from '@cs/client/http-routes';
 import type { Logger } from 'pino';
 import type { AccountingStore, Balance, BlockRecord, PaymentRecord } from '../accounting/store.ts';
 import type { PoolStats, WorkerStats } from './stats.ts';
@@ -17,6 +18,9 @@ export interface ApiContext {
   readonly connectedMiners: () => number;
   readonly log: Logger;
 }
+
+/** What the user routes accept as an address (anything else is not found). */
+const ADDRESS = /^[A-Za-z0-9]{1,100}$/;
 
 function balanceJson(b: Balance) {
   return { immature: Number(b.immature), pending: Number(b.pending), paid: Number(b.paid) };
@@ -91,49 +95,70 @@ export class ApiServer {
     res.end(text);
   }
 
+  /** Every route the API serves (docs/api/pool.openapi.json describes each; its test reads this table). */
+  static readonly ROUTES = new RouteTable([
+    { method: 'GET', path: '/api/pool/stats', handler: 'stats' },
+    { method: 'GET', path: '/api/blocks', handler: 'blocks' },
+    { method: 'GET', path: '/api/workers', handler: 'allWorkers' },
+    { method: 'GET', path: '/api/payments', handler: 'payments' },
+    { method: 'GET', path: '/api/user/{address}', handler: 'user' },
+    { method: 'GET', path: '/api/user/{address}/workers', handler: 'workers' },
+    { method: 'GET', path: '/metrics', handler: 'metrics' },
+  ] as const);
+
   private async route(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    if (req.method !== 'GET') return this.send(res, 405, { error: 'only GET' });
     const path = new URL(req.url ?? '/', 'http://x').pathname.replace(/\/+$/, '');
+    const match = ApiServer.ROUTES.match(req.method ?? 'GET', path);
+    if (match.kind === 'method-not-allowed') return this.send(res, 405, { error: 'only GET' });
+    const address = match.kind === 'found' ? match.params.address : undefined;
+    if (match.kind === 'not-found' || (address !== undefined && !ADDRESS.test(address))) return this.send(res, 404, { error: 'not found' });
     const now = Date.now();
     const { stats, store } = this.ctx;
-    if (path === '/api/pool/stats') return this.send(res, 200, await this.poolStats(now));
-    if (path === '/api/blocks') return this.send(res, 200, (await store.blocks()).reverse().map(blockJson));
-    if (path === '/api/workers')
-      return this.send(
-        res,
-        200,
-        [...stats.workers.values()].map((w) => ({ address: w.address, ...workerJson(stats, w, now) })),
-      );
-    if (path === '/api/payments') return this.send(res, 200, (await store.payments()).reverse().map(paymentJson));
-    if (path === '/metrics') return this.send(res, 200, await this.metrics(now), 'text/plain; version=0.0.4');
-    const user = /^\/api\/user\/([A-Za-z0-9]{1,100})(\/workers)?$/.exec(path);
-    if (user) {
-      const [, address, workers] = user;
-      const mine = stats.ofAddress(address);
-      if (workers)
+    switch (match.route.handler) {
+      case 'stats':
+        return this.send(res, 200, await this.poolStats(now));
+      case 'blocks':
+        return this.send(res, 200, (await store.blocks()).reverse().map(blockJson));
+      case 'allWorkers':
         return this.send(
           res,
           200,
-          mine.map((w) => workerJson(stats, w, now)),
+          [...stats.workers.values()].map((w) => ({ address: w.address, ...workerJson(stats, w, now) })),
         );
-      const payments = (await store.payments())
-        .filter((p) => address in p.amounts)
-        .map((p) => ({ ...paymentJson(p), amount: Number(p.amounts[address]) }));
-      return this.send(res, 200, {
-        address,
-        balance: balanceJson(await store.balance(address)),
-        hashrate: mine.reduce((h, w) => h + stats.hashrate(w, now), 0),
-        shares: {
-          valid: mine.reduce((a, w) => a + w.valid, 0),
-          invalid: mine.reduce((a, w) => a + w.invalid, 0),
-          stale: mine.reduce((a, w) => a + w.stale, 0),
-        },
-        lastShare: mine.reduce((t, w) => Math.max(t, w.lastShare), 0),
-        workers: mine.filter((w) => w.connected > 0).length,
-        payments: payments.map(({ amounts: _all, ...p }) => p),
-      });
+      case 'payments':
+        return this.send(res, 200, (await store.payments()).reverse().map(paymentJson));
+      case 'metrics':
+        return this.send(res, 200, await this.metrics(now), 'text/plain; version=0.0.4');
+      case 'workers':
+        return this.send(
+          res,
+          200,
+          stats.ofAddress(address!).map((w) => workerJson(stats, w, now)),
+        );
+      case 'user':
+        return this.send(res, 200, await this.user(address!, now));
     }
-    return this.send(res, 404, { error: 'not found' });
+  }
+
+  private async user(address: string, now: number) {
+    const { stats, store } = this.ctx;
+    const mine = stats.ofAddress(address);
+    const payments = (await store.payments())
+      .filter((p) => address in p.amounts)
+      .map((p) => ({ ...paymentJson(p), amount: Number(p.amounts[address]) }));
+    return {
+      address,
+      balance: balanceJson(await store.balance(address)),
+      hashrate: mine.reduce((h, w) => h + stats.hashrate(w, now), 0),
+      shares: {
+        valid: mine.reduce((a, w) => a + w.valid, 0),
+        invalid: mine.reduce((a, w) => a + w.invalid, 0),
+        stale: mine.reduce((a, w) => a + w.stale, 0),
+      },
+      lastShare: mine.reduce((t, w) => Math.max(t, w.lastShare), 0),
+      workers: mine.filter((w) => w.connected > 0).length,
+      payments: payments.map(({ amounts: _all, ...p }) => p),
+    };
   }
 
   private async poolStats(now: number) {
@@ -142,7 +167,7 @@ export class ApiServer {
     const count = (s: string) => blocks.filter((b) => b.status === s).length;
     let network: Record<string, unknown> = {};
     try {
-      const m = await this.ctx.rpc.call<{ blocks: number; difficulty: number; networkhashps: number }>('getmininginfo');
+      const m = await this.ctx.rpc.call('getmininginfo');
       network = { height: m.blocks, difficulty: m.difficulty, hashrate: m.networkhashps };
     } catch (e) {
       network = { error: (e as Error).message };

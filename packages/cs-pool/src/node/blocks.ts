@@ -4,7 +4,7 @@
  * processor, and the jobs are refreshed without waiting for hashblock.
  */
 import { hashToHex } from '@cs/consensus';
-import type { RpcClient } from '@cs/rpc-client';
+import type { RpcClient } from '@cs/client';
 import { UINT256_MAX, encodeBlock, type Job, type ValidShare } from '@cs/stratum';
 import type { Logger } from 'pino';
 import type { AccountingStore } from '../accounting/store.ts';
@@ -26,10 +26,10 @@ export async function submitFoundBlock(found: FoundBlock, rpc: RpcClient, store:
   const { job, share } = found;
   const hash = hashToHex(share.hash);
   const hex = Buffer.from(encodeBlock(job, share.header, share.solution)).toString('hex');
-  const answer = await rpc.call<string | null>('submitblock', [hex]);
+  const answer = await rpc.call('submitblock', [hex]);
   let atHeight: string | null = null;
   try {
-    atHeight = await rpc.call<string>('getblockhash', [job.height]);
+    atHeight = await rpc.call('getblockhash', [job.height]);
   } catch {
     // Height not reached: the block was not connected.
   }

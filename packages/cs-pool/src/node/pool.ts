@@ -8,7 +8,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { addressToScript, isValidAddress, type ChainParams } from '@cs/consensus';
 import { networkDataDir } from '@cs/csd/src/datadir/paths.ts';
-import { RpcClient, RpcError, RpcTransportError } from '@cs/rpc-client';
+import { RpcClient, RpcError, RpcTransportError } from '@cs/client';
 import { solutionsPerDifficulty } from '@cs/stratum';
 import type { Logger } from 'pino';
 import { LmdbStore } from '../accounting/lmdb-store.ts';
@@ -137,7 +137,7 @@ export class Pool {
           const cached = validAddresses.get(address);
           if (cached !== undefined) return cached;
           // The node has the last word; consensus's decoder only spares it obvious garbage.
-          const valid = isValidAddress(address, net.address) && (await rpc.call<{ isvalid: boolean }>('validateaddress', [address])).isvalid;
+          const valid = isValidAddress(address, net.address) && (await rpc.call('validateaddress', [address])).isvalid;
           if (validAddresses.size > 100_000) validAddresses.clear();
           validAddresses.set(address, valid);
           return valid;
@@ -262,7 +262,7 @@ async function waitForNode(rpc: RpcClient, log: Logger): Promise<void> {
 /** -pooladdress, else the one chosen at an earlier start, else a new address of csd's wallet. */
 async function resolvePoolAddress(o: Options, rpc: RpcClient, store: AccountingStore, net: ChainParams): Promise<string> {
   let address = o.str('pooladdress') || (await store.meta('pooladdress'));
-  if (!address) address = await rpc.call<string>('getnewaddress', ['cs-pool']);
+  if (!address) address = await rpc.call('getnewaddress', ['cs-pool']);
   if (!isValidAddress(address, net.address)) throw new ConfigError(`-pooladdress '${address}' is not a ${net.name} address`);
   if ((await store.meta('pooladdress')) !== address) await store.apply({ meta: { pooladdress: address } });
   return address;

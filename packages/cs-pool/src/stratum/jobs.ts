@@ -7,7 +7,7 @@
  */
 import { EventEmitter } from 'node:events';
 import type { ChainParams, TxOut } from '@cs/consensus';
-import { RpcError, type RpcClient } from '@cs/rpc-client';
+import { RpcError, type RpcClient, type RpcResult } from '@cs/client';
 import { buildJob, type BlockTemplate, type Job } from '@cs/stratum';
 import type { Logger } from 'pino';
 import { feeOf } from '../accounting/schemes.ts';
@@ -96,8 +96,8 @@ export class JobManager extends EventEmitter<JobEvents> {
       try {
         do {
           this.refreshAgain = false;
-          const t = await this.o.rpc.call<BlockTemplate>('getblocktemplate', [{ rules: ['segwit'] }]);
-          this.accept(t);
+          const t = await this.o.rpc.call('getblocktemplate', [{ rules: ['segwit'] }]);
+          this.accept(templateOf(t));
         } while (this.refreshAgain && !this.stopped);
       } finally {
         this.refreshing = null;
@@ -146,8 +146,8 @@ export class JobManager extends EventEmitter<JobEvents> {
     while (!this.stopped) {
       const id = this.template?.longpollid;
       try {
-        const t = await this.o.rpc.call<BlockTemplate>('getblocktemplate', [{ rules: ['segwit'], longpollid: id }], 330_000);
-        if (!this.stopped) this.accept(t);
+        const t = await this.o.rpc.call('getblocktemplate', [{ rules: ['segwit'], longpollid: id }], 330_000);
+        if (!this.stopped) this.accept(templateOf(t));
       } catch (e) {
         if (this.stopped) return;
         if (!(e instanceof RpcError && e.code === -9)) this.o.log.warn({ err: (e as Error).message }, 'long poll failed; retrying');
@@ -176,4 +176,10 @@ export class JobManager extends EventEmitter<JobEvents> {
       }
     })();
   }
+}
+
+/** getblocktemplate in template mode answers a template; null and strings are answers to proposals. */
+function templateOf(answer: RpcResult<'getblocktemplate'>): BlockTemplate {
+  if (answer === null || typeof answer !== 'object') throw new Error('getblocktemplate answered without a template');
+  return answer;
 }

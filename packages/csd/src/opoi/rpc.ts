@@ -41,6 +41,100 @@ const REQUEST_STATUSES = ['PENDING', 'FULFILLED', 'EXPIRED'];
 const STAKE_STATUSES = ['ACTIVE', 'SUSPENDED', 'UNSTAKING', 'UNSTAKED'];
 const HEX64 = /^[0-9a-f]{64}$/;
 
+// The results in Core's RPCResult layout, one field per line (docs/api/rpc-methods.json and
+// @cs/client's types are generated from them); fields follow opoi/json.ts.
+const COMMIT_FIELDS = [
+  '"request_id" : "str",           (string) The request id (a UUID)',
+  '"miner" : "str",                (string) The committing miner address',
+  '"commitment" : "hex",           (string) The commitment',
+  '"commit_txid" : "hex",          (string) The COMMIT transaction',
+  '"commit_height" : n,            (numeric) Its block height',
+  '"revealed" : true|false,        (boolean) Whether the miner revealed',
+  '"response_hash" : "hex",        (string, optional) The revealed response hash (once revealed)',
+  '"token_count" : n,              (numeric, optional) The revealed token count (once revealed)',
+  '"reveal_txid" : "hex",          (string, optional) The REVEAL transaction (once revealed)',
+  '"reveal_height" : n,            (numeric, optional) Its block height (once revealed)',
+  '"winner" : true|false           (boolean) Whether this commit won the request',
+];
+const REQUEST_FIELDS = [
+  '"request_id" : "str",                       (string) The request id (a UUID)',
+  '"status" : "str",                           (string) PENDING, FULFILLED or EXPIRED',
+  '"requester" : "str",                        (string) The requester address',
+  '"model" : "str",                            (string) The model name',
+  '"prompt_hash" : "hex",                      (string) SHA-256 of the prompt',
+  '"max_tokens" : n,                           (numeric) The most tokens the answer may have',
+  '"payment" : n,                              (numeric) The payment in coins',
+  '"fee_per_token" : n,                        (numeric) The per-token fee in coins',
+  '"task_type" : "str",                        (string) OPEN',
+  '"task_class" : "str",                       (string) The requester\'s label',
+  '"prompt_token_count" : n,                   (numeric) Declared prompt tokens',
+  '"block_height" : n,                         (numeric) Height of the REQUEST\'s block',
+  '"block_hash" : "hex",                       (string or null) Its hash (null off the active chain)',
+  '"confirmations" : n,                        (numeric) Confirmations of the REQUEST',
+  '"tx_hash" : "hex",                          (string) The REQUEST transaction',
+  '"escrow" : {                                (json object) The escrow output',
+  '  "txid" : "hex",                           (string) The REQUEST transaction',
+  '  "vout" : n,                               (numeric) Always 0',
+  '  "amount" : n                              (numeric) The escrow in coins',
+  '},',
+  '"commit_window_opens_at_height" : n,        (numeric) The first height a COMMIT may have',
+  '"commit_window_closes_at_height" : n,       (numeric or null) The last (null until the first COMMIT)',
+  '"commit_window_closed" : true|false,        (boolean) Whether the tip is past it',
+  '"reveal_deadline_height" : n,               (numeric or null) The last height a REVEAL may have (null until the first COMMIT)',
+  '"expires_at_height" : n,                    (numeric or null) When the request expires without a COMMIT (null once committed)',
+  '"response_commits" : n,                     (numeric) The number of COMMITs',
+  '"response_reveals" : n,                     (numeric) The number of REVEALs',
+  '"commits" : [                               (json array) The commits',
+  '  {                                         (json object)',
+  ...COMMIT_FIELDS.map((l) => `    ${l}`),
+  '  },',
+  '  ...',
+  '],',
+  '"resolved_height" : n,                      (numeric or null) The height it resolved at',
+  '"winner" : "str",                           (string or null) The winning miner address',
+  '"winner_token_count" : n,                   (numeric or null) The winner\'s token count',
+  '"winner_amount" : n,                        (numeric or null) What the winner is paid, in coins (FULFILLED)',
+  '"refund_amount" : n,                        (numeric or null) What returns to the requester, in coins (once resolved)',
+  '"payout_status" : "str",                    (string) none, claimable, pending or confirmed',
+  '"payout_txid" : "hex",                      (string or null) The payout transaction (pending or confirmed)',
+  '"payout_height" : n                         (numeric or null) Its block height (confirmed)',
+];
+const STAKE_FIELDS = [
+  '"miner_address" : "str",        (string) The staked address',
+  '"status" : "str",               (string) ACTIVE, SUSPENDED, UNSTAKING or UNSTAKED (for the next block)',
+  '"collateral_txid" : "hex",      (string) The STAKE transaction',
+  '"collateral_vout" : n,          (numeric) The collateral output (0)',
+  '"amount" : n,                   (numeric) The collateral in coins',
+  '"model_id" : "str",             (string) The model the miner serves',
+  '"endpoint" : "str",             (string) Where the miner can be reached',
+  '"txid" : "hex",                 (string) The STAKE transaction',
+  '"height" : n,                   (numeric) Its block height',
+  '"renewed_height" : n,           (numeric) The last STAKE or RENEW height',
+  '"renew_by_height" : n,          (numeric) The height by which a RENEW keeps it ACTIVE',
+  '"unstake_height" : n,           (numeric or null) The UNSTAKE height',
+  '"unlock_height" : n             (numeric or null) When the collateral can be spent after UNSTAKE',
+];
+
+/** A Core-style object result from field lines: `{`, the fields indented, `}`. */
+function objectResult(fields: readonly string[], indent = ''): string[] {
+  return [`${indent}{                              (json object)`, ...fields.map((l) => `${indent}  ${l}`), `${indent}}`];
+}
+
+/** A Core-style array-of-objects result. */
+function arrayResult(fields: readonly string[]): string {
+  return [
+    '[                                (json array)',
+    ...objectResult(fields, '  ').map((l, i, all) => (i === all.length - 1 ? `${l},` : l)),
+    '  ...',
+    ']',
+  ].join('\n');
+}
+
+/** Field lines of a flat result object, `"name" : value, (type) description`. */
+function fields(...lines: string[]): string {
+  return objectResult(lines.map((l, i) => (i === lines.length - 1 ? l : l.replace(/^("[^"]*" : \S+?)(\s)/, '$1,$2')))).join('\n');
+}
+
 function invalid(message: string): RpcError {
   return new RpcError(RpcErrorCode.INVALID_PARAMETER, message);
 }
@@ -94,7 +188,7 @@ export function registerOpoiMethods(registry: RpcRegistry, ctx: NodeContext): vo
       'Returns the on-chain state of an OPoI request: its fields, windows, commits and reveals, outcome and payout.\n' +
       'Fails with -5 while the REQUEST transaction is unconfirmed.',
     params: [{ name: 'request_id', type: 'string', description: 'The request id (a UUID)' }],
-    result: '{ ... }    (json object) The request (docs/rpc.md, OPoI, lists every field)',
+    result: objectResult(REQUEST_FIELDS).join('\n'),
     examples: [{ args: [EXAMPLE_UUID] }],
     handler: async ([requestId]) => nodeRequestToJson(confirmedRequest(ctx, parseRequestId(requestId)), ctx),
   });
@@ -104,7 +198,7 @@ export function registerOpoiMethods(registry: RpcRegistry, ctx: NodeContext): vo
     category: 'Opoi',
     description: 'Lists the OPoI requests on the active chain, oldest first, optionally only those with one status.',
     params: [{ name: 'status', type: 'string', optional: true, description: 'PENDING, FULFILLED or EXPIRED' }],
-    result: '[ { ... }, ... ]    (json array) Requests as getopoirequest shows them',
+    result: arrayResult(REQUEST_FIELDS),
     examples: [{ args: [] }, { args: ['PENDING'] }],
     handler: async ([status]) => {
       if (status !== undefined && !REQUEST_STATUSES.includes(status)) throw invalid(`status must be one of ${REQUEST_STATUSES.join(', ')}`);
@@ -118,7 +212,7 @@ export function registerOpoiMethods(registry: RpcRegistry, ctx: NodeContext): vo
     category: 'Opoi',
     description: 'Lists the response commits (with their reveals) of one request, or of every request.',
     params: [{ name: 'request_id', type: 'string', optional: true, description: 'Only this request (a UUID)' }],
-    result: '[ { "request_id", "miner", "commitment", "commit_txid", "commit_height", "revealed", ... }, ... ]',
+    result: arrayResult(COMMIT_FIELDS),
     examples: [{ args: [EXAMPLE_UUID] }],
     handler: async ([requestId]) => {
       const ids = requestId === undefined ? [...chain.opoi.requests()].map((r) => r.id) : [confirmedRequest(ctx, parseRequestId(requestId)).id];
@@ -191,7 +285,7 @@ export function registerOpoiMethods(registry: RpcRegistry, ctx: NodeContext): vo
     category: 'Opoi',
     description: 'Returns the stake of a miner address, with its status for the next block.',
     params: [{ name: 'miner_address', type: 'string', description: 'The staking address' }],
-    result: '{ "miner_address", "status", "collateral_txid", "collateral_vout", "amount", ... }',
+    result: objectResult(STAKE_FIELDS).join('\n'),
     examples: [{ args: [EXAMPLE_MINER] }],
     handler: async ([address]) => {
       const s = chain.opoi.stake(actorKey(actorArg(address, 'miner_address')));
@@ -205,7 +299,7 @@ export function registerOpoiMethods(registry: RpcRegistry, ctx: NodeContext): vo
     category: 'Opoi',
     description: 'Lists the stakes on the active chain, optionally only those with one status.',
     params: [{ name: 'status', type: 'string', optional: true, description: STAKE_STATUSES.join(', ') }],
-    result: '[ { ... }, ... ]    (json array) Stakes as getopoistake shows them',
+    result: arrayResult(STAKE_FIELDS),
     examples: [{ args: ['ACTIVE'] }],
     handler: async ([status]) => {
       if (status !== undefined && !STAKE_STATUSES.includes(status)) throw invalid(`status must be one of ${STAKE_STATUSES.join(', ')}`);
@@ -223,7 +317,14 @@ export function registerOpoiMethods(registry: RpcRegistry, ctx: NodeContext): vo
       { name: 'request_id', type: 'string', description: 'The request id (a UUID)' },
       { name: 'kind', type: 'string', default: 'RESPONSE', description: 'RESPONSE (the only kind stored)' },
     ],
-    result: '{ "request_id", "kind", "response_hash", "miner", "final", "content_hex" }',
+    result: fields(
+      '"request_id" : "str"   (string) The request id',
+      '"kind" : "str"         (string) RESPONSE',
+      '"response_hash" : "hex"   (string) SHA-256 of the content',
+      '"miner" : "str"        (string) The miner that revealed it',
+      '"final" : true|false   (boolean) Whether it is the winner\'s (the request is resolved)',
+      '"content_hex" : "hex"  (string) The content',
+    ),
     examples: [{ args: [EXAMPLE_UUID, 'RESPONSE'] }],
     handler: async ([requestId, kind]) => {
       if (kind !== 'RESPONSE') throw invalid('kind must be RESPONSE');
@@ -252,7 +353,13 @@ export function registerOpoiMethods(registry: RpcRegistry, ctx: NodeContext): vo
       { name: 'kind', type: 'string', description: 'RESPONSE' },
       { name: 'content_hex', type: 'hex', description: 'The response bytes, hex (at most 256 KiB)' },
     ],
-    result: '{ "request_id", "response_hash", "miner", "bytes", "stored" }',
+    result: fields(
+      '"request_id" : "str"      (string) The request id',
+      '"response_hash" : "hex"   (string) SHA-256 of the content',
+      '"miner" : "str"           (string) The miner that revealed it',
+      '"bytes" : n               (numeric) The content size',
+      '"stored" : true|false     (boolean) Always true (a refusal is an error)',
+    ),
     examples: [{ args: [EXAMPLE_UUID, 'RESPONSE', '48656c6c6f'] }],
     handler: async ([requestId, kind, contentHex]) => {
       if (kind !== 'RESPONSE') throw invalid('kind must be RESPONSE');
@@ -313,7 +420,12 @@ function registerOpoiWalletMethods(registry: RpcRegistry, ctx: NodeContext, acto
       { name: 'prompt_token_count', type: 'integer', default: 0, description: 'Declared prompt tokens; each raises the minimum payment' },
       { name: 'task_class', type: 'string', default: '', description: 'A free label for bridges (at most 32 characters)' },
     ],
-    result: '{ "txid", "request_id", "escrow_amount", "prompt_hash" }',
+    result: fields(
+      '"txid" : "hex"            (string) The REQUEST transaction',
+      '"request_id" : "str"      (string) The request id',
+      '"escrow_amount" : n       (numeric) The escrow locked, in coins',
+      '"prompt_hash" : "hex"     (string) The prompt hash',
+    ),
     examples: [{ args: [EXAMPLE_UUID, 'llama3.2:1b', EXAMPLE_HASH, 256, 0.01, EXAMPLE_MINER] }],
     handler: async ([requestId, model, promptHash, maxTokens, payment, address, feePerToken, taskType, promptTokens, taskClass], call) => {
       const wallet = walletOf(ctx, call);
@@ -362,7 +474,13 @@ function registerOpoiWalletMethods(registry: RpcRegistry, ctx: NodeContext, acto
       { name: 'model_id', type: 'string', default: '', description: 'The model the miner serves (informative)' },
       { name: 'endpoint', type: 'string', default: '', description: 'Where the miner can be reached (informative)' },
     ],
-    result: '{ "txid", "miner_address", "collateral_txid", "collateral_vout", "amount" }',
+    result: fields(
+      '"txid" : "hex"            (string) The STAKE transaction',
+      '"miner_address" : "str"   (string) The staked address',
+      '"collateral_txid" : "hex" (string) The STAKE transaction (its output 0 is the collateral)',
+      '"collateral_vout" : n     (numeric) 0',
+      '"amount" : n              (numeric) The collateral, in coins',
+    ),
     examples: [{ args: [EXAMPLE_MINER, EXAMPLE_HASH, 0] }],
     handler: async ([address, collateralTxid, collateralVout, modelId, endpoint], call) => {
       const wallet = walletOf(ctx, call);
@@ -392,7 +510,11 @@ function registerOpoiWalletMethods(registry: RpcRegistry, ctx: NodeContext, acto
       category: 'Opoi',
       description: what,
       params: [{ name: 'miner_address', type: 'string', description: 'The staking address' }],
-      result: '{ "txid", "miner_address", "unlock_height" }',
+      result: fields(
+        '"txid" : "hex"            (string) The transaction',
+        '"miner_address" : "str"   (string) The staked address',
+        '"unlock_height" : n       (numeric or null) When the collateral can be spent (unstakeopoi; null for renewopoistake)',
+      ),
       examples: [{ args: [EXAMPLE_MINER] }],
       handler: async ([address], call) => {
         const wallet = walletOf(ctx, call);
@@ -437,7 +559,13 @@ function registerOpoiWalletMethods(registry: RpcRegistry, ctx: NodeContext, acto
       { name: 'token_count', type: 'integer', optional: true, description: 'Tokens in the response (at most max_tokens)' },
       { name: 'nonce', type: 'string', optional: true, description: '32 bytes of salt, hex (random when omitted)' },
     ],
-    result: '{ "txid", "request_id", "nonce_hex", "commitment", "commit_window_closes_at_height" }',
+    result: fields(
+      '"txid" : "hex"                        (string) The COMMIT transaction',
+      '"request_id" : "str"                  (string) The request id',
+      '"nonce_hex" : "hex"                   (string) The nonce to reveal with (keep it)',
+      '"commitment" : "hex"                  (string) The commitment to reveal with',
+      '"commit_window_closes_at_height" : n  (numeric) The last height a COMMIT may have',
+    ),
     examples: [{ args: [EXAMPLE_UUID, EXAMPLE_HASH, EXAMPLE_MINER, null, 42] }],
     handler: async ([requestId, responseHash, address, commitmentArg, tokenCount, nonceArg], call) => {
       const { wallet, r, hash, miner, requestIdBytes } = responseArgs(call, requestId, responseHash, address);
@@ -481,7 +609,11 @@ function registerOpoiWalletMethods(registry: RpcRegistry, ctx: NodeContext, acto
       { name: 'token_count', type: 'integer', description: 'Tokens in the response, as committed' },
       { name: 'nonce', type: 'string', description: 'The nonce_hex submitopoiresponsecommit returned' },
     ],
-    result: '{ "txid", "request_id", "token_count" }',
+    result: fields(
+      '"txid" : "hex"          (string) The REVEAL transaction',
+      '"request_id" : "str"    (string) The request id',
+      '"token_count" : n       (numeric) The revealed token count',
+    ),
     examples: [{ args: [EXAMPLE_UUID, EXAMPLE_HASH, EXAMPLE_MINER, EXAMPLE_HASH, 42, EXAMPLE_HASH] }],
     handler: async ([requestId, responseHash, address, commitmentArg, tokenCount, nonceArg], call) => {
       const { wallet, r, hash, miner, requestIdBytes } = responseArgs(call, requestId, responseHash, address);
@@ -506,7 +638,14 @@ function registerOpoiWalletMethods(registry: RpcRegistry, ctx: NodeContext, acto
       'the requester when it expired. Anyone may call it (this wallet pays the fee). A second call returns the payout\n' +
       'already made (confirmed or in the mempool) instead of paying again.',
     params: [{ name: 'request_id', type: 'string', description: 'The request (a UUID)' }],
-    result: '{ "txid", "request_id", "kind" ("winner" or "refund"), "existing", "winner_amount", "refund_amount" }',
+    result: fields(
+      '"txid" : "hex"              (string) The payout transaction',
+      '"request_id" : "str"        (string) The request id',
+      '"kind" : "str"              (string) winner or refund',
+      '"existing" : true|false     (boolean) Whether the payout was already out (a second call)',
+      '"winner_amount" : n         (numeric or null) What the winner is paid, in coins (null for a refund)',
+      '"refund_amount" : n         (numeric) What returns to the requester, in coins',
+    ),
     examples: [{ args: [EXAMPLE_UUID] }],
     handler: async ([requestId], call) => {
       const wallet = walletOf(ctx, call);

@@ -47,19 +47,22 @@ export interface RestOptions extends Omit<RestDeps, 'blocks'> {
   readonly blockCacheBytes?: number;
 }
 
+/** Every endpoint, by the first path segment after /rest/ (docs/api/csd-rest.openapi.json describes each; its test reads this table). */
+export const REST_ENDPOINTS: readonly (readonly [name: string, create: (deps: RestDeps) => Endpoint])[] = [
+  ['chaininfo', chainInfoEndpoint],
+  ['block', blockEndpoint],
+  ['tx', txEndpoint],
+  ['address', addressEndpoint],
+  ['mempool', mempoolEndpoint],
+  ['getutxos', getUtxosEndpoint],
+  ['headers', headersEndpoint],
+  ['blockhashbyheight', blockHashByHeightEndpoint],
+  ['opoi', opoiEndpoint],
+];
+
 export function createRestHandler(options: RestOptions): RouteHandler {
   const deps: RestDeps = { ...options, blocks: new RawBlockCache(options.ctx.chain, options.blockCacheBytes) };
-  const endpoints = new Map<string, Endpoint>([
-    ['chaininfo', chainInfoEndpoint(deps)],
-    ['block', blockEndpoint(deps)],
-    ['tx', txEndpoint(deps)],
-    ['address', addressEndpoint(deps)],
-    ['mempool', mempoolEndpoint(deps)],
-    ['getutxos', getUtxosEndpoint(deps)],
-    ['headers', headersEndpoint(deps)],
-    ['blockhashbyheight', blockHashByHeightEndpoint(deps)],
-    ['opoi', opoiEndpoint(deps)],
-  ]);
+  const endpoints = new Map<string, Endpoint>(REST_ENDPOINTS.map(([name, create]) => [name, create(deps)]));
   const limits = new RestRateLimits(options.rateLimit, options.now);
   const { warmup } = options;
 

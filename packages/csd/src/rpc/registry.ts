@@ -39,6 +39,9 @@ export interface RpcMethodDefinition<P extends readonly ParamSpec[]> {
   readonly handler: (args: ArgsOf<P>, ctx: RpcCallContext) => Promise<JsonValue>;
 }
 
+/** A registered method as help presents it: its definition without the handler, and its full help text. */
+export type RpcMethodDescription = Omit<RpcMethodDefinition<readonly ParamSpec[]>, 'handler'> & { readonly help: string };
+
 interface MethodEntry {
   readonly definition: Omit<RpcMethodDefinition<readonly ParamSpec[]>, 'handler'>;
   readonly params: CompiledParams;
@@ -119,6 +122,22 @@ export class RpcRegistry {
   help(command?: string): string {
     if (command === undefined) return helpIndex([...this.#methods.values()].map((m) => m.definition));
     return this.#methods.get(command)?.help ?? `help: unknown command: ${command}`;
+  }
+
+  /** Every method's definition without its handler, in name order: what docs/api/rpc-methods.json is generated from. */
+  describe(): RpcMethodDescription[] {
+    return [...this.#methods.values()]
+      .map(({ definition: d, help }) => ({
+        name: d.name,
+        category: d.category,
+        description: d.description,
+        params: d.params,
+        result: d.result,
+        examples: d.examples,
+        allowedInWarmup: d.allowedInWarmup,
+        help,
+      }))
+      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   }
 
   activeCommands(): ActiveCommand[] {

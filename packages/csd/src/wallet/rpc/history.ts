@@ -223,7 +223,11 @@ export function registerHistoryMethods(registry: RpcRegistry, ctx: NodeContext):
       '{                                       (json object)',
       '  "amount" : n,                         (numeric) The amount in coins',
       '  "fee" : n,                            (numeric, optional) The amount of the fee in coins. This is negative and only available for the \'send\' category of transactions.',
-      '  (the fields of a listtransactions entry from "confirmations" to "bip125-replaceable")',
+      // The fields of a listtransactions entry from "confirmations" to "bip125-replaceable", as Core lists them.
+      ...ENTRY_FIELDS.slice(
+        ENTRY_FIELDS.findIndex((l) => l.includes('"confirmations"')),
+        ENTRY_FIELDS.findIndex((l) => l.includes('"bip125-replaceable"')) + 1,
+      ).map((l) => l.slice(2)),
       '  "details" : [                         (json array)',
       '    {                                   (json object) as listtransactions entries: involvesWatchonly, address, category, amount, label, vout, fee, abandoned',
       '    },',

@@ -8,7 +8,7 @@ import { type RpcClient, RpcError } from './client.ts';
 /** The wallet's confirmations of a transaction (negative when conflicted), or null when it does not know it. */
 export async function walletConfirmations(rpc: RpcClient, txid: string): Promise<number | null> {
   try {
-    return (await rpc.call<{ confirmations: number }>('gettransaction', [txid])).confirmations;
+    return (await rpc.call('gettransaction', [txid])).confirmations;
   } catch (e) {
     if (e instanceof RpcError && e.code === -5) return null;
     throw e;

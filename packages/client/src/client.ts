@@ -2,18 +2,34 @@
  * JSON-RPC client for csd, shared by cs-pool, cs-bridge and cs-miner: one keep-alive HTTP
  * connection pool, Basic auth from user/password or csd's cookie file (read again after a 401,
  * since a restarted csd writes a new cookie), typed errors carrying Core's codes, and batches.
+ * Every call is typed by the method's name from rpc-methods.gen.ts (generated from csd's method
+ * table): its positional or named params and its result.
  */
 import { readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
+import { type RpcErrorCodeName, rpcErrorCodeName } from './error-codes.ts';
+import type { RpcMethods } from './rpc-methods.gen.ts';
 
-/** The node answered with a JSON-RPC error: `code` is Core's (-5 invalid address, -8 bad parameter, ...). */
+export type RpcMethodName = keyof RpcMethods;
+export type RpcParams<M extends RpcMethodName> = RpcMethods[M]['params'];
+export type RpcNamedParams<M extends RpcMethodName> = RpcMethods[M]['named'];
+export type RpcResult<M extends RpcMethodName> = RpcMethods[M]['result'];
+
+/** The params argument of call(): optional when the method needs none. */
+type CallArgs<M extends RpcMethodName> =
+  readonly [] extends RpcParams<M> ? [params?: RpcParams<M>, timeoutMs?: number] : [params: RpcParams<M>, timeoutMs?: number];
+
+/** The node answered with a JSON-RPC error: `code` is Core's (-5 invalid address, -8 bad parameter, ...), `codeName` its name. */
 export class RpcError extends Error {
+  override readonly name = 'RpcError';
+  readonly codeName: RpcErrorCodeName | undefined;
   constructor(
     readonly code: number,
     message: string,
     readonly method: string,
   ) {
     super(message);
+    this.codeName = rpcErrorCodeName(code);
   }
 }
 
@@ -37,9 +53,9 @@ export interface RpcClientOptions {
   readonly timeoutMs?: number;
 }
 
-export interface RpcCall {
-  readonly method: string;
-  readonly params?: readonly unknown[];
+export interface RpcCall<M extends RpcMethodName = RpcMethodName> {
+  readonly method: M;
+  readonly params?: RpcParams<M>;
 }
 
 /** One answer of a batch: a result or the error, in the order of the calls. */
@@ -61,12 +77,22 @@ export class RpcClient {
     this.url = new URL(opts.url);
   }
 
-  async call<T = unknown>(method: string, params: readonly unknown[] = [], timeoutMs?: number): Promise<T> {
+  /** Calls a method with positional params; the result is typed as the method's help describes it. */
+  call<M extends RpcMethodName>(method: M, ...[params, timeoutMs]: CallArgs<M>): Promise<RpcResult<M>> {
+    return this.send1(method, params ?? [], timeoutMs) as Promise<RpcResult<M>>;
+  }
+
+  /** Calls a method with named params (csd maps them onto positions as Core does). */
+  callNamed<M extends RpcMethodName>(method: M, params: RpcNamedParams<M>, timeoutMs?: number): Promise<RpcResult<M>> {
+    return this.send1(method, params, timeoutMs) as Promise<RpcResult<M>>;
+  }
+
+  private async send1(method: string, params: unknown, timeoutMs: number | undefined): Promise<unknown> {
     const reply = (await this.post({ jsonrpc: '1.0', id: this.nextId++, method, params }, timeoutMs)) as RpcReply;
     if (typeof reply !== 'object' || reply === null || Array.isArray(reply))
       throw new RpcTransportError(`${method}: the answer is not a JSON-RPC object`);
     if (reply.error) throw new RpcError(reply.error.code, reply.error.message, method);
-    return reply.result as T;
+    return reply.result;
   }
 
   /** Several calls in one HTTP request; each answer is matched to its call by id. */

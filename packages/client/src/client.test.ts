@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { Daemon, freePort } from '../../csd/test/daemon.ts';
-import { RpcClient, RpcError, RpcTransportError } from './client.ts';
+import { RpcClient, RpcError, type RpcMethodName, RpcTransportError } from './client.ts';
+import { RpcErrorCode } from './error-codes.ts';
 
 const node = new Daemon({ cookie: true });
 
@@ -19,9 +20,18 @@ function client(): RpcClient {
 test('calls authenticate with the cookie and errors carry Core codes', async () => {
   const rpc = client();
   try {
-    assert.equal(await rpc.call<number>('getblockcount'), 0);
-    await assert.rejects(rpc.call('nosuchmethod'), (e: unknown) => e instanceof RpcError && e.code === -32601 && e.method === 'nosuchmethod');
-    await assert.rejects(rpc.call('getblockhash', [-1]), (e: unknown) => e instanceof RpcError && e.code === -8);
+    assert.equal(await rpc.call('getblockcount'), 0);
+    await assert.rejects(
+      rpc.call('nosuchmethod' as RpcMethodName),
+      (e: unknown) => e instanceof RpcError && e.code === -32601 && e.method === 'nosuchmethod',
+    );
+    await assert.rejects(
+      rpc.call('getblockhash', [-1]),
+      (e: unknown) => e instanceof RpcError && e.code === RpcErrorCode.INVALID_PARAMETER && e.codeName === 'INVALID_PARAMETER',
+      'a bad parameter is -8, named',
+    );
+    // Named params are mapped onto positions by csd, as Core does.
+    assert.equal(await rpc.callNamed('getblockhash', { height: 0 }), await rpc.call('getblockhash', [0]), 'named and positional calls agree');
   } finally {
     rpc.close();
   }
@@ -50,7 +60,7 @@ test('a restarted node writes a new cookie: the client reads it again after a 40
     await rpc.call('getblockcount');
     await node.stop();
     await node.start();
-    assert.equal(await rpc.call<number>('getblockcount'), 0);
+    assert.equal(await rpc.call('getblockcount'), 0);
   } finally {
     rpc.close();
   }

@@ -1,3 +1,0 @@
-/** @cs/rpc-client: the JSON-RPC client every program of the repo uses to talk to csd. */
-export * from './client.ts';
-export * from './payments.ts';
