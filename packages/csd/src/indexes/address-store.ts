@@ -4,8 +4,9 @@
  * - `addrsummary`: address key → i64le received ‖ i64le sent ‖ u32le transactions, running totals
  *   kept per address, so balance, totals and the transaction count are one read whatever the
  *   address's history;
- * - `addrindex`: address key ‖ be32(n) → txid, the address's n-th confirmed transaction (n from 0,
- *   oldest first). Blocks join and leave the active chain only at its tip, so an address's entries
+ * - `addrindex`: address key ‖ be32(n) → txid in display order (byte-reversed, as hex shows it, so
+ *   a page's txids need no reversing), the address's n-th confirmed transaction (n from 0, oldest
+ *   first). Blocks join and leave the active chain only at its tip, so an address's entries
  *   are only ever appended or taken off the end: n is the entry's position in the history, which
  *   makes any page one range read of its own length (`page`), however long the history and
  *   however deep the page;
@@ -15,7 +16,7 @@
  * Entries and totals change together in the write transaction that moves the index's marker
  * (indexes/sync.ts), so a kill at any moment leaves them in agreement.
  */
-import { hashToHex, type Block } from '@cs/consensus';
+import type { Block } from '@cs/consensus';
 import type { BlockIndexEntry } from '../chain/block-index.ts';
 import type { BlockUndo } from '../chain/undo.ts';
 import type { Tables } from '../storage/database.ts';
@@ -24,7 +25,7 @@ import type { BlockIndexer } from './sync.ts';
 
 /**
  * The format of the records above; 2 replaced the entries' be32(height) ‖ be32(position) suffix
- * by the position in the history. IndexSync rebuilds an index of another version.
+ * by the position in the history, and their txids' internal byte order by the display order. IndexSync rebuilds an index of another version.
  */
 export const ADDRESS_INDEX_VERSION = 2;
 
@@ -101,7 +102,7 @@ export class AddressStore implements BlockIndexer {
    */
   append(d: Pick<AddressDelta, 'key' | 'received' | 'sent'>, txids: readonly Uint8Array[]): void {
     const s = this.summary(d.key);
-    txids.forEach((txid, i) => this.tables.addrindex.put(entryKey(d.key, s.txCount + i), Buffer.from(txid)));
+    txids.forEach((txid, i) => this.tables.addrindex.put(entryKey(d.key, s.txCount + i), Buffer.from(txid).reverse()));
     this.#put(d.key, { received: s.received + d.received, sent: s.sent + d.sent, txCount: s.txCount + txids.length });
   }
 
@@ -114,7 +115,7 @@ export class AddressStore implements BlockIndexer {
     const txids: string[] = [];
     if (skip >= txCount || count <= 0) return txids;
     const range = this.tables.addrindex.getRange({ start: entryKey(key, txCount - 1 - skip), end: key, reverse: true, limit: count });
-    for (const { value } of range) txids.push(hashToHex(value));
+    for (const { value } of range) txids.push(value.toString('hex'));
     return txids;
   }
 
