@@ -1,11 +1,13 @@
 // REST against real csd processes: every endpoint in every format (each .bin decoded and checked
 // against the .json), every error, the rate limits, the address index through mining, spending,
-// the mempool and a reorg, and indexes built in the background on an existing chain.
+// the mempool and a reorg, paging, and indexes built in the background on an existing chain or
+// rebuilt after a change of their record format.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Block, BlockHeader, REGTEST, Reader, Transaction, blockSubsidy, hashToHex, toHex } from '@cs/consensus';
+import { ADDRESS_INDEX_MARKER, ChainDatabase } from '../src/storage/database.ts';
 import { Daemon, RpcCallError } from './daemon.ts';
 import { TestKey, addressOf } from './test-key.ts';
 
@@ -513,6 +515,37 @@ test('indexes switched on for an existing chain are built in the background, the
     assert.equal((await rest(d, `/rest/address/${ADDRESS}`)).status, 200);
     const after = readFileSync(join(d.datadir, 'regtest', 'debug.log'), 'utf8').slice(log.length);
     assert.doesNotMatch(after, /index syncing/);
+  } finally {
+    await d.cleanup();
+  }
+});
+
+test('an address index written in an older record format is rebuilt at start, answering 503 until it is, with its progress in the log', async () => {
+  const d = new Daemon({ args: ['-rest', '-restratelimit=0'] });
+  try {
+    await d.start();
+    const hashes = await d.call<string[]>('generatetoaddress', 200, ADDRESS);
+    await d.stop();
+    // Version 1 records (what a csd from before the format change leaves behind).
+    const db = ChainDatabase.open(join(d.datadir, 'regtest', 'chainstate'));
+    db.write(() => db.putMeta(`${ADDRESS_INDEX_MARKER}.version`, Buffer.from('1')));
+    await db.close();
+
+    await d.start();
+    let answer: Reply;
+    for (;;) {
+      answer = await rest(d, `/rest/address/${ADDRESS}?from=0&to=3`);
+      if (answer.status === 200) break;
+      assert.equal(answer.status, 503, answer.text);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    const a = answer.json as AddressJson;
+    const newest = ((await ok(d, `/rest/block/${hashes[199]}`)).json as BlockJson).tx[0];
+    assert.deepEqual([a.txApperances, a.totalItems, a.transactions.length, a.transactions[0]], [200, 200, 3, newest]);
+    const log = readFileSync(d.debugLogPath, 'utf8');
+    assert.match(log, /"index":"addrindex".*"from":1.*"to":2.*"msg":"index format changed: rebuilding the index from genesis"/);
+    assert.match(log, /"index":"addrindex".*"msg":"index synced"/);
+    assert.doesNotMatch(log, /"index":"txindex".*"msg":"index format changed/);
   } finally {
     await d.cleanup();
   }
