@@ -25,7 +25,8 @@ import type { BlockIndexer } from './sync.ts';
 
 /**
  * The format of the records above; 2 replaced the entries' be32(height) ‖ be32(position) suffix
- * by the position in the history, and their txids' internal byte order by the display order. IndexSync rebuilds an index of another version.
+ * by the position in the history, and their txids' internal byte order by the display order.
+ * IndexSync rebuilds an index of another version.
  */
 export const ADDRESS_INDEX_VERSION = 2;
 
