@@ -39,7 +39,11 @@ export interface RestAddress {
   readonly unconfirmedBalance: number;
   readonly txApperances: number;
   readonly unconfirmedTxApperances: number;
+  /** One page, newest first: items `from` to `to` (exclusive) of `totalItems`. */
   readonly transactions: readonly string[];
+  readonly totalItems: number;
+  readonly from: number;
+  readonly to: number;
 }
 
 export interface RestUtxos {
@@ -103,8 +107,13 @@ export class RestClient {
     return this.bytes(`/rest/tx/${txid}.bin`);
   }
 
-  address(address: string): Promise<RestAddress> {
-    return this.json(`/rest/address/${encodeURIComponent(address)}.json`);
+  /** An address with one page of its transactions (csd's default page when `page` is not given). */
+  address(address: string, page?: { from?: number; to?: number }): Promise<RestAddress> {
+    const query = new URLSearchParams();
+    if (page?.from !== undefined) query.set('from', String(page.from));
+    if (page?.to !== undefined) query.set('to', String(page.to));
+    const suffix = query.size > 0 ? `?${query}` : '';
+    return this.json(`/rest/address/${encodeURIComponent(address)}.json${suffix}`);
   }
 
   mempoolInfo(): Promise<RpcResult<'getmempoolinfo'>> {

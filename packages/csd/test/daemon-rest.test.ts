@@ -1,11 +1,13 @@
 // REST against real csd processes: every endpoint in every format (each .bin decoded and checked
 // against the .json), every error, the rate limits, the address index through mining, spending,
-// the mempool and a reorg, and indexes built in the background on an existing chain.
+// the mempool and a reorg, paging, and indexes built in the background on an existing chain or
+// rebuilt after a change of their record format.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Block, BlockHeader, REGTEST, Reader, Transaction, blockSubsidy, hashToHex, toHex } from '@cs/consensus';
+import { ADDRESS_INDEX_MARKER, ChainDatabase } from '../src/storage/database.ts';
 import { Daemon, RpcCallError } from './daemon.ts';
 import { TestKey, addressOf } from './test-key.ts';
 
@@ -92,7 +94,13 @@ interface AddressJson {
   txApperances: number;
   unconfirmedTxApperances: number;
   transactions: string[];
+  totalItems: number;
+  from: number;
+  to: number;
 }
+
+/** /rest/address's page fields for a first page holding all of `transactions`. */
+const wholeList = (transactions: string[]) => ({ transactions, totalItems: transactions.length, from: 0, to: transactions.length });
 
 test('REST on a real csd: every endpoint in every format, .bin decoded against .json, and every error', async () => {
   const d = new Daemon({ args: ['-rest', '-restratelimit=0'] });
@@ -306,7 +314,7 @@ test('REST on a real csd: every endpoint in every format, .bin decoded against .
 
 test('REST address index on a real csd: mining to an address, spending from it, mempool activity and a reorg', async () => {
   const d = new Daemon({ args: ['-rest', '-restratelimit=0'] });
-  const address = async (a: string) => (await ok(d, `/rest/address/${a}`)).json as AddressJson;
+  const address = async (a: string) => (await ok(d, `/rest/address/${a}?from=0&to=1000`)).json as AddressJson;
   try {
     await d.start();
     const hashes = await d.call<string[]>('generatetoaddress', 101, ADDRESS);
@@ -323,13 +331,13 @@ test('REST address index on a real csd: mining to an address, spending from it, 
       unconfirmedBalance: 0,
       txApperances: 101,
       unconfirmedTxApperances: 0,
-      transactions: newestFirst,
+      ...wholeList(newestFirst),
     };
     assert.deepEqual(await address(ADDRESS), mining);
     // Field order is the document's.
     assert.deepEqual(Object.keys(await address(ADDRESS)), Object.keys(mining));
     // An address never seen: zeros, not an error.
-    assert.deepEqual(await address(OTHER), { ...mining, address: OTHER, balance: 0, totalReceived: 0, txApperances: 0, transactions: [] });
+    assert.deepEqual(await address(OTHER), { ...mining, address: OTHER, balance: 0, totalReceived: 0, txApperances: 0, ...wholeList([]) });
 
     // Spending: in the mempool first.
     const value = blockSubsidy(1, REGTEST);
@@ -339,7 +347,7 @@ test('REST address index on a real csd: mining to an address, spending from it, 
       ...mining,
       unconfirmedBalance: coins(-pay - FEE),
       unconfirmedTxApperances: 1,
-      transactions: [spent, ...newestFirst],
+      ...wholeList([spent, ...newestFirst]),
     };
     assert.deepEqual(await address(ADDRESS), pending);
     const otherPending: AddressJson = {
@@ -350,7 +358,7 @@ test('REST address index on a real csd: mining to an address, spending from it, 
       txApperances: 0,
       unconfirmedBalance: coins(pay),
       unconfirmedTxApperances: 1,
-      transactions: [spent],
+      ...wholeList([spent]),
     };
     assert.deepEqual(await address(OTHER), otherPending);
 
@@ -362,7 +370,7 @@ test('REST address index on a real csd: mining to an address, spending from it, 
       totalReceived: coins(mined + value - pay - FEE),
       totalSent: coins(value),
       txApperances: 102,
-      transactions: [spent, ...newestFirst],
+      ...wholeList([spent, ...newestFirst]),
     };
     assert.deepEqual(await address(ADDRESS), settled);
     const otherSettled: AddressJson = {
@@ -375,6 +383,21 @@ test('REST address index on a real csd: mining to an address, spending from it, 
     };
     assert.deepEqual(await address(OTHER), otherSettled);
     assert.equal(((await ok(d, `/rest/tx/${spent}`)).json as { blockhash: string }).blockhash, confirmingBlock);
+
+    // Pages: 50 by default, any `from`/`to` window of the same list, the totals on every page.
+    const { transactions: _all, totalItems: _n, from: _f, to: _t, ...settledTotals } = settled;
+    const paged = async (query: string) => (await ok(d, `/rest/address/${ADDRESS}${query}`)).json as AddressJson;
+    assert.deepEqual(await paged(''), { ...settledTotals, transactions: settled.transactions.slice(0, 50), totalItems: 102, from: 0, to: 50 });
+    assert.deepEqual(await paged('?from=100&to=200'), {
+      ...settledTotals,
+      transactions: settled.transactions.slice(100),
+      totalItems: 102,
+      from: 100,
+      to: 102,
+    });
+    assert.deepEqual((await paged('.json?from=1&to=3')).transactions, newestFirst.slice(0, 2));
+    await fails(d, `/rest/address/${ADDRESS}?from=0&to=1001`, 400, 'Invalid to: 1001 (a decimal from 1 to 1000)');
+    await fails(d, `/rest/address/${ADDRESS}?from=x`, 400, 'Invalid from: x (a decimal from 0 to 2147483647)');
 
     // Reorg: invalidating the block takes the spend out of the confirmed side and the mempool
     // takes it back.
@@ -433,7 +456,7 @@ test('kill -9 while mining leaves the indexes consistent with the chain after th
     await d.start();
     const height = await d.call<number>('getblockcount');
     let reply: Reply;
-    do reply = await rest(d, `/rest/address/${ADDRESS}`);
+    do reply = await rest(d, `/rest/address/${ADDRESS}?to=1000`);
     while (reply.status === 503);
     const a = reply.json as AddressJson;
     let mined = 0n;
@@ -492,6 +515,37 @@ test('indexes switched on for an existing chain are built in the background, the
     assert.equal((await rest(d, `/rest/address/${ADDRESS}`)).status, 200);
     const after = readFileSync(join(d.datadir, 'regtest', 'debug.log'), 'utf8').slice(log.length);
     assert.doesNotMatch(after, /index syncing/);
+  } finally {
+    await d.cleanup();
+  }
+});
+
+test('an address index written in an older record format is rebuilt at start, answering 503 until it is, with its progress in the log', async () => {
+  const d = new Daemon({ args: ['-rest', '-restratelimit=0'] });
+  try {
+    await d.start();
+    const hashes = await d.call<string[]>('generatetoaddress', 200, ADDRESS);
+    await d.stop();
+    // Version 1 records (what a csd from before the format change leaves behind).
+    const db = ChainDatabase.open(join(d.datadir, 'regtest', 'chainstate'));
+    db.write(() => db.putMeta(`${ADDRESS_INDEX_MARKER}.version`, Buffer.from('1')));
+    await db.close();
+
+    await d.start();
+    let answer: Reply;
+    for (;;) {
+      answer = await rest(d, `/rest/address/${ADDRESS}?from=0&to=3`);
+      if (answer.status === 200) break;
+      assert.equal(answer.status, 503, answer.text);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    const a = answer.json as AddressJson;
+    const newest = ((await ok(d, `/rest/block/${hashes[199]}`)).json as BlockJson).tx[0];
+    assert.deepEqual([a.txApperances, a.totalItems, a.transactions.length, a.transactions[0]], [200, 200, 3, newest]);
+    const log = readFileSync(d.debugLogPath, 'utf8');
+    assert.match(log, /"index":"addrindex".*"from":1.*"to":2.*"msg":"index format changed: rebuilding the index from genesis"/);
+    assert.match(log, /"index":"addrindex".*"msg":"index synced"/);
+    assert.doesNotMatch(log, /"index":"txindex".*"msg":"index format changed/);
   } finally {
     await d.cleanup();
   }

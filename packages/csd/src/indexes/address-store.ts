@@ -1,19 +1,34 @@
 /**
  * The address index's confirmed records, in three tables (storage/database.ts):
  *
- * - `addrsummary`: address key → i64le received ‖ i64le sent ‖ u32le transactions, so balance,
- *   totals and the transaction count are one read whatever the address's history;
- * - `addrindex`: address key ‖ be32(height) ‖ be32(position) → txid, one entry per transaction
- *   touching the address, so its history is one range scan in chain order;
+ * - `addrsummary`: address key → i64le received ‖ i64le sent ‖ u32le transactions, running totals
+ *   kept per address, so balance, totals and the transaction count are one read whatever the
+ *   address's history;
+ * - `addrindex`: address key ‖ be32(n) → txid in display order (byte-reversed, as hex shows it, so
+ *   a page's txids need no reversing), the address's n-th confirmed transaction (n from 0, oldest
+ *   first). Blocks join and leave the active chain only at its tip, so an address's entries
+ *   are only ever appended or taken off the end: n is the entry's position in the history, which
+ *   makes any page one range read of its own length (`page`), however long the history and
+ *   however deep the page;
  * - `addrundo`: block hash → the block's AddressDelta list, which is what disconnecting the block
  *   subtracts again.
+ *
+ * Entries and totals change together in the write transaction that moves the index's marker
+ * (indexes/sync.ts), so a kill at any moment leaves them in agreement.
  */
-import { hashToHex, type Block } from '@cs/consensus';
+import type { Block } from '@cs/consensus';
 import type { BlockIndexEntry } from '../chain/block-index.ts';
 import type { BlockUndo } from '../chain/undo.ts';
 import type { Tables } from '../storage/database.ts';
 import { blockAddressDeltas, decodeDeltas, encodeDeltas, type AddressDelta } from './address-deltas.ts';
 import type { BlockIndexer } from './sync.ts';
+
+/**
+ * The format of the records above; 2 replaced the entries' be32(height) ‖ be32(position) suffix
+ * by the position in the history, and their txids' internal byte order by the display order.
+ * IndexSync rebuilds an index of another version.
+ */
+export const ADDRESS_INDEX_VERSION = 2;
 
 /** An address's confirmed activity (base units). */
 export interface AddressSummary {
@@ -26,11 +41,10 @@ export interface AddressSummary {
 const EMPTY: AddressSummary = { received: 0n, sent: 0n, txCount: 0 };
 const SUMMARY_SIZE = 8 + 8 + 4;
 
-function historyKey(key: Buffer, height: number, position: number): Buffer {
-  const k = Buffer.allocUnsafe(40);
+function entryKey(key: Buffer, n: number): Buffer {
+  const k = Buffer.allocUnsafe(36);
   key.copy(k, 0);
-  k.writeUInt32BE(height, 32);
-  k.writeUInt32BE(position, 36);
+  k.writeUInt32BE(n, 32);
   return k;
 }
 
@@ -52,8 +66,10 @@ export class AddressStore implements BlockIndexer {
   connect(block: Block, entry: BlockIndexEntry, spent: () => BlockUndo): void {
     const deltas = blockAddressDeltas(block, spent());
     for (const d of deltas) {
-      for (const p of d.positions) this.tables.addrindex.put(historyKey(d.key, entry.height, p), Buffer.from(block.txs[p].txid));
-      this.#add(d, 1n);
+      this.append(
+        d,
+        d.positions.map((p) => block.txs[p].txid),
+      );
     }
     this.tables.addrundo.put(Buffer.from(entry.hash), encodeDeltas(deltas));
   }
@@ -63,8 +79,10 @@ export class AddressStore implements BlockIndexer {
     const record = this.tables.addrundo.get(hash);
     if (record === undefined) throw new Error(`address index has no record of block ${entry.hashHex}`);
     for (const d of decodeDeltas(record)) {
-      for (const p of d.positions) this.tables.addrindex.remove(historyKey(d.key, entry.height, p));
-      this.#add(d, -1n);
+      const s = this.summary(d.key);
+      // The block is the newest the index holds: its transactions are the last entries.
+      for (let n = s.txCount - d.positions.length; n < s.txCount; n++) this.tables.addrindex.remove(entryKey(d.key, n));
+      this.#put(d.key, { received: s.received - d.received, sent: s.sent - d.sent, txCount: s.txCount - d.positions.length });
     }
     this.tables.addrundo.remove(hash);
   }
@@ -78,23 +96,32 @@ export class AddressStore implements BlockIndexer {
     return value === undefined ? EMPTY : decodeSummary(value);
   }
 
-  /** Txids of the address's confirmed transactions, newest first (highest block, then last in the block). */
-  history(key: Buffer): string[] {
+  /**
+   * Adds `d`'s totals to the address's and appends `txids` (its transactions, oldest first) to its
+   * history. Call inside a write transaction; `connect` does, and bench/address.ts through it
+   * writes long histories directly.
+   */
+  append(d: Pick<AddressDelta, 'key' | 'received' | 'sent'>, txids: readonly Uint8Array[]): void {
+    const s = this.summary(d.key);
+    txids.forEach((txid, i) => this.tables.addrindex.put(entryKey(d.key, s.txCount + i), Buffer.from(txid).reverse()));
+    this.#put(d.key, { received: s.received + d.received, sent: s.sent + d.sent, txCount: s.txCount + txids.length });
+  }
+
+  /**
+   * Txids of up to `count` of the address's confirmed transactions, newest first (highest block,
+   * then last in the block), skipping the `skip` newest; `txCount` is its summary's. One range
+   * read of at most `count` entries, starting at its position.
+   */
+  page(key: Buffer, txCount: number, skip: number, count: number): string[] {
     const txids: string[] = [];
-    const range = this.tables.addrindex.getRange({ start: historyKey(key, 0xffffffff, 0xffffffff), end: key, reverse: true });
-    for (const { value } of range) txids.push(hashToHex(value));
+    if (skip >= txCount || count <= 0) return txids;
+    const range = this.tables.addrindex.getRange({ start: entryKey(key, txCount - 1 - skip), end: key, reverse: true, limit: count });
+    for (const { value } of range) txids.push(value.toString('hex'));
     return txids;
   }
 
-  /** Adds (`sign` 1) or subtracts (-1) one block's delta to the address's summary. */
-  #add(d: AddressDelta, sign: 1n | -1n): void {
-    const s = this.summary(d.key);
-    const next = {
-      received: s.received + sign * d.received,
-      sent: s.sent + sign * d.sent,
-      txCount: s.txCount + Number(sign) * d.positions.length,
-    };
-    if (next.txCount === 0) this.tables.addrsummary.remove(d.key);
-    else this.tables.addrsummary.put(d.key, encodeSummary(next));
+  #put(key: Buffer, s: AddressSummary): void {
+    if (s.txCount === 0) this.tables.addrsummary.remove(key);
+    else this.tables.addrsummary.put(key, encodeSummary(s));
   }
 }

@@ -50,6 +50,12 @@ export interface IndexSyncOptions {
   readonly chain: Chain;
   readonly indexer: BlockIndexer;
   readonly log: Logger;
+  /**
+   * The format of the index's records, bumped when it changes (1 when omitted, as for indexes
+   * older than the field). Stored under `<name>.version` in the meta table; records of another
+   * version are dropped at start and rebuilt from genesis in the background.
+   */
+  readonly version?: number;
 }
 
 /** How long the background loop may hold the event loop (and one write transaction). */
@@ -65,6 +71,7 @@ export class IndexSync {
   readonly #chain: Chain;
   readonly #indexer: BlockIndexer;
   readonly #log: Logger;
+  readonly #version: number;
   /** The last block the stored records cover; null until start(). */
   #marker: BlockIndexEntry | null = null;
   /** Whether the background loop runs; the events leave the index alone meanwhile. */
@@ -79,10 +86,12 @@ export class IndexSync {
     this.#chain = options.chain;
     this.#indexer = options.indexer;
     this.#log = options.log;
+    this.#version = options.version ?? 1;
   }
 
   /** Reads the marker, follows the chain's events from now on, and catches up in the background. Call after the chain has loaded. */
   start(): void {
+    this.#checkVersion();
     this.#marker = this.#readMarker();
     this.#chain.events.on('connect', this.#onConnect);
     this.#chain.events.on('disconnect', this.#onDisconnect);
@@ -105,6 +114,24 @@ export class IndexSync {
     this.#chain.events.off('connect', this.#onConnect);
     this.#chain.events.off('disconnect', this.#onDisconnect);
     await this.#loop;
+  }
+
+  /** Drops records written in another format, so that the sync rebuilds them from genesis. */
+  #checkVersion(): void {
+    const key = `${this.#name}.version`;
+    const stored = this.#db.getMeta(key);
+    const found = stored === undefined ? 1 : Number(stored.toString());
+    if (found === this.#version) return;
+    if (this.#db.getMeta(this.#name) !== undefined) {
+      this.#log.warn({ index: this.#name, from: found, to: this.#version }, 'index format changed: rebuilding the index from genesis');
+      this.#indexer.clear();
+    }
+    // After the records are gone: a kill before this write finds the old version again and
+    // clears again.
+    this.#db.write(() => {
+      this.#db.tables.meta.remove(Buffer.from(this.#name));
+      this.#db.putMeta(key, Buffer.from(String(this.#version)));
+    });
   }
 
   #readMarker(): BlockIndexEntry {

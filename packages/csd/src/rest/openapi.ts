@@ -105,8 +105,12 @@ export function restOpenApi(result: ResultSchemaOf) {
       }),
       '/rest/address/{address}.json': {
         get: {
-          summary: 'An address: balances and every transaction (the address index)',
-          parameters: [{ name: 'address', in: 'path', required: true, schema: string }],
+          summary: 'An address: balances and one page of its transactions, newest first (the address index)',
+          parameters: [
+            { name: 'address', in: 'path', required: true, schema: string },
+            { name: 'from', in: 'query', schema: { type: 'integer', minimum: 0, default: 0 } },
+            { name: 'to', in: 'query', description: 'exclusive; at most from + 1000', schema: { type: 'integer', minimum: 1, default: 50 } },
+          ],
           responses: {
             200: json('the address', {
               type: 'object',
@@ -119,6 +123,9 @@ export function restOpenApi(result: ResultSchemaOf) {
                 'txApperances',
                 'unconfirmedTxApperances',
                 'transactions',
+                'totalItems',
+                'from',
+                'to',
               ],
               properties: {
                 address: string,
@@ -129,6 +136,9 @@ export function restOpenApi(result: ResultSchemaOf) {
                 txApperances: { type: 'integer' },
                 unconfirmedTxApperances: { type: 'integer' },
                 transactions: { type: 'array', items: string },
+                totalItems: { type: 'integer' },
+                from: { type: 'integer' },
+                to: { type: 'integer' },
               },
             }),
             400: BAD,

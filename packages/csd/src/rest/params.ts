@@ -17,6 +17,15 @@ export function parseDecimal(text: string, min: number, max: number): number | n
   return n >= min && n <= max ? n : null;
 }
 
+/** Query parameter `name`: `fallback` when absent, else a decimal in [min, max] (400 otherwise). */
+export function decimalQuery(query: URLSearchParams, name: string, fallback: number, min: number, max: number): number {
+  const raw = query.get(name);
+  if (raw === null) return fallback;
+  const n = parseDecimal(raw, min, max);
+  if (n === null) throw badRequest(`Invalid ${name}: ${raw} (a decimal from ${min} to ${max})`);
+  return n;
+}
+
 /** The segments an endpoint expects, by count; the message says what the URI should look like. */
 export function expectArgs(args: readonly string[], counts: readonly number[], usage: string): void {
   if (!counts.includes(args.length)) throw badRequest(`Invalid URI format. Expected ${usage}`);

@@ -6,7 +6,7 @@ import { DecodeError, type RequestRecord, type RequestStatus, requestIdFromUuid,
 import { nodeRequestToJson } from '../../opoi/json.ts';
 import { JSON_ONLY, type Endpoint, type RestDeps } from '../endpoint.ts';
 import { badRequest, notFound } from '../errors.ts';
-import { parseDecimal } from '../params.ts';
+import { decimalQuery } from '../params.ts';
 
 const USAGE = '/rest/opoi/request/<request_id>.json or /rest/opoi/requests.json';
 const STATUSES: readonly RequestStatus[] = ['PENDING', 'FULFILLED', 'EXPIRED'];
@@ -22,14 +22,6 @@ function requestIdArg(text: string): string {
     if (e instanceof DecodeError) throw badRequest(`Invalid request_id: ${text} (a UUID, 8-4-4-4-12 hex digits)`);
     throw e;
   }
-}
-
-function decimalQuery(query: URLSearchParams, name: string, fallback: number, min: number, max: number): number {
-  const raw = query.get(name);
-  if (raw === null) return fallback;
-  const n = parseDecimal(raw, min, max);
-  if (n === null) throw badRequest(`Invalid ${name}: ${raw} (a decimal from ${min} to ${max})`);
-  return n;
 }
 
 function statusQuery(query: URLSearchParams): RequestStatus | null {

@@ -1,21 +1,32 @@
-// One address, from the node's address index (REST /rest/address), kept current from the live feed.
+// One address, from the node's address index (REST /rest/address, paged newest first), kept
+// current from the live feed: a change draws the first page again, "older" reads the next one.
+import type { RestAddress } from '@cs/client';
 import type { Ctx } from '../api.ts';
 import { facts, h, section, txLink } from '../dom.ts';
 
-interface Address {
-  address: string;
-  balance: number;
-  totalReceived: number;
-  totalSent: number;
-  unconfirmedBalance: number;
-  txApperances: number;
-  unconfirmedTxApperances: number;
-  transactions: string[];
-}
+/** The node's default page size (docs/rest.md), asked for explicitly so pages line up. */
+const PAGE = 50;
 
 export async function addressPage(ctx: Ctx, view: HTMLElement, address: string): Promise<void> {
+  const page = (from: number) => ctx.rest<RestAddress>(`address/${address}.json?from=${from}&to=${from + PAGE}`);
   const draw = async () => {
-    const a = await ctx.rest<Address>(`address/${address}.json`);
+    const a = await page(0);
+    const list = h('ol', { class: 'txs' }, ...a.transactions.map((t) => h('li', {}, txLink(t))));
+    const older = h('button', { type: 'button', id: 'older' }, 'older transactions');
+    const caption = h('p', { class: 'note' });
+    let shown = a.transactions.length;
+    const update = () => {
+      caption.textContent = `${shown} of ${a.totalItems}`;
+      older.hidden = shown >= a.totalItems;
+    };
+    older.addEventListener('click', () => {
+      void page(shown).then((next) => {
+        list.append(...next.transactions.map((t) => h('li', {}, txLink(t))));
+        shown += next.transactions.length;
+        update();
+      });
+    });
+    update();
     view.replaceChildren(
       section(
         'Address',
@@ -28,7 +39,7 @@ export async function addressPage(ctx: Ctx, view: HTMLElement, address: string):
           ['transactions', `${a.txApperances} confirmed, ${a.unconfirmedTxApperances} in the mempool`],
         ]),
       ),
-      section('Transactions (newest first)', h('ol', { class: 'txs' }, ...a.transactions.slice(0, 500).map((t) => h('li', {}, txLink(t))))),
+      section('Transactions (newest first)', list, caption, older),
     );
   };
   await draw();
