@@ -3,6 +3,7 @@
  * values kept where the file already has them, owner-only permissions since it holds the node's
  * password and the API key.
  */
+import { randomBytes } from 'node:crypto';
 import { chmodSync, writeFileSync } from 'node:fs';
 import { VARIABLES, readEnvFile } from '../config/env.ts';
 
@@ -29,4 +30,9 @@ export function writeEnvFile(path: string, values: Record<string, string>): void
   writeFileSync(path, envText(merged), { mode: 0o600 });
   // An existing file keeps its mode through writeFileSync: make it owner-only in any case.
   chmodSync(path, 0o600);
+}
+
+/** A new OPOI_REQUESTER_API_KEY: 24 random bytes, base64url (what the wizard and cs-network generate). */
+export function newApiKey(): string {
+  return randomBytes(24).toString('base64url');
 }
