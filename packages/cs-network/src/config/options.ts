@@ -1,6 +1,6 @@
 /**
  * cs-network's command line: a command (up, down, status) and options in csd's vocabulary, so that
- * parsing, error messages and -help read as the other programs'. docs/network-command.md lists them.
+ * parsing, error messages and -help read as the other programs'. docs/cs-network.md lists them.
  */
 import { resolve as resolvePath } from 'node:path';
 import { REGTEST } from '@cs/consensus';
@@ -12,7 +12,7 @@ import { flag, integer, text, type ValuesOf } from '@cs/csd/src/config/spec.ts';
 export const COMMANDS = ['up', 'down', 'status'] as const;
 export type Command = (typeof COMMANDS)[number];
 
-/** The lowest port of the network's block (docs/network-command.md has the layout). */
+/** The lowest port of the network's block (docs/cs-network.md has the layout). */
 export const DEFAULT_BASE_PORT = 17400;
 
 export const NETWORK_OPTIONS = {

@@ -1,6 +1,6 @@
 /**
  * cs-network: `up` runs a whole local network in the foreground, `down` stops it from another
- * terminal (`-purge` deletes it), `status` shows it (docs/network-command.md). An error prints one
+ * terminal (`-purge` deletes it), `status` shows it (docs/cs-network.md). An error prints one
  * line and exits 1.
  */
 import { formatOptionsHelp } from '@cs/csd/src/config/help.ts';
@@ -9,7 +9,7 @@ import { status } from '../commands/status.ts';
 import { up } from '../commands/up.ts';
 import { NETWORK_OPTIONS, readInvocation } from '../config/options.ts';
 
-const USAGE = `cs-network: a local regtest network in one command (docs/network-command.md)
+const USAGE = `cs-network: a local regtest network in one command (docs/cs-network.md)
 
 Usage:
   cs-network up [options]        start it (or resume it) in the foreground; Ctrl-C stops it

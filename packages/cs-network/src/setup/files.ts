@@ -17,7 +17,7 @@ export function writeNodeConf(net: Network, n: 1 | 2): void {
   mkdirSync(files.datadir, { recursive: true });
   const p = (name: Parameters<Network['port']>[0]) => net.port(name);
   const lines = [
-    '# Written by cs-network at every start (docs/network-command.md): edits here are overwritten.',
+    '# Written by cs-network at every start (docs/cs-network.md): edits here are overwritten.',
     '[regtest]',
     '# Loopback only: this is a local network.',
     'bind=127.0.0.1',
