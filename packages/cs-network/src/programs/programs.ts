@@ -145,6 +145,9 @@ export const PROGRAMS: readonly Program[] = [
       '-tlsport=0',
       '-soloport=0',
       `-apiport=${net.port('poolApi')}`,
+      // Regtest blocks are difficulty 1: at the default 0.001 every solution is a share, hundreds a
+      // second from two CPU threads, and checking them starves the pool and the nodes.
+      '-diff=0.5',
       '-processinterval=5',
       '-payoutinterval=60',
       // Regtest has no fee history to estimate from.
