@@ -52,11 +52,11 @@ try {
   row('first block found through the pool', await firstBlock);
   row('first question answered (the bridge has the answer)', answered);
   row('first answer published on chain', published);
-  network.proc.kill('SIGINT');
+  network.interrupt();
   await network.exited();
 } finally {
   if (run && run.proc.exitCode === null) {
-    run.proc.kill('SIGINT');
+    run.interrupt();
     await run.exited();
   }
   rmSync(dir, { recursive: true, force: true });

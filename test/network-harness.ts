@@ -72,7 +72,12 @@ export class NetworkRun {
     readonly datadir: string,
     args: readonly string[] = [],
   ) {
-    this.proc = spawn('npm', ['run', 'network', '--', `-datadir=${datadir}`, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    // Its own process group, as a shell gives a foreground job: interrupt() signals the group as Ctrl-C does.
+    this.proc = spawn('npm', ['run', 'network', '--', `-datadir=${datadir}`, ...args], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
     this.proc.stdout!.on('data', (d: Buffer) => (this.output += d.toString()));
     this.proc.stderr!.on('data', (d: Buffer) => (this.output += d.toString()));
   }
@@ -87,6 +92,11 @@ export class NetworkRun {
       'the network to come up',
       UP_MS,
     );
+  }
+
+  /** Ctrl-C in the terminal: SIGINT to every process of the foreground group (npm, its shell, cs-network). */
+  interrupt(): void {
+    process.kill(-this.proc.pid!, 'SIGINT');
   }
 
   exited(): Promise<number | string> {
