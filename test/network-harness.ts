@@ -162,7 +162,7 @@ export class NetworkRun {
           headers: { 'content-type': 'application/json', 'x-opoi-api-key': key },
           body: JSON.stringify({ request_id: id, prompt }),
         });
-        if (r.status === 404 || r.status === 429) return new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 2_000));
+        if (r.status === 404 || r.status === 429) return new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 1_000));
         if (r.status !== 200) throw new Error(`the bridge refused the prompt (${r.status}): ${JSON.stringify(r.body)}`);
         return true;
       },
