@@ -3,10 +3,11 @@
 // goes through the bridge API and is answered by a miner's embedded engine and paid on chain by
 // the blocks the miners find; SIGINT stops everything; a second run resumes the same chain,
 // request and credentials without funding or staking again; `down -purge` deletes the network;
-// no process of either run is left behind.
+// no process of either run is left behind. A program killed with -9 is reported with its log's
+// tail and the rest of the network stops.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
@@ -104,5 +105,19 @@ test('running it again resumes the same chain, request and credentials; down -pu
   assert.equal(down.status, 0, `down -purge succeeds: ${down.stdout}${down.stderr}`);
   assert.equal(await run.exited(), 0, 'the foreground run exits cleanly when stopped by down');
   await noneLeft();
+  assert.ok(!existsSync(datadir), 'the data directory is deleted');
+});
+
+test('a program that dies is reported with the tail of its log, and the network stops', async () => {
+  const run = await start([`-baseport=${await freeBasePort()}`]);
+  const pids = JSON.parse(readFileSync(join(datadir, 'run/pids.json'), 'utf8')) as { programs: { name: string; pid: number }[] };
+  process.kill(pids.programs.find((p) => p.name === 'bridge')!.pid, 'SIGKILL');
+  assert.equal(await run.exited(), 1, 'npm run network exits with status 1');
+  assert.match(run.output, /cs-network: cs-bridge exited unexpectedly \(signal SIGKILL\); stopping the network/);
+  assert.match(run.output, /--- last lines of .*logs\/bridge\.log\n.*cs-bridge started/s, "the bridge's log tail is shown");
+  assert.match(run.output, /stopping csd node 1\ncs-network: stopped/, 'the others are stopped');
+  await noneLeft();
+  const down = spawnSync(process.execPath, [NETWORK_BIN, 'down', '-purge', `-datadir=${datadir}`], { encoding: 'utf8', timeout: 60_000 });
+  assert.equal(down.status, 0, `down -purge deletes a stopped network: ${down.stdout}${down.stderr}`);
   assert.ok(!existsSync(datadir), 'the data directory is deleted');
 });

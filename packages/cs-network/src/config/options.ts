@@ -32,7 +32,7 @@ export const NETWORK_OPTIONS = {
   baseport: integer({
     category: 'general',
     arg: '<port>',
-    description: 'First port of the block of 41 loopback ports the network listens on; remembered in the data directory, this option changes it.',
+    description: `First port of the block of 41 loopback ports the network listens on (${DEFAULT_BASE_PORT} for a new network); remembered in the data directory, this option changes it.`,
     default: null,
     min: 1024,
     max: 65_535 - 40,
