@@ -52,10 +52,8 @@ try {
   row('first block found through the pool', await firstBlock);
   row('first question answered (the bridge has the answer)', answered);
   row('first answer published on chain', published);
-  network.interrupt();
-  await network.exited();
 } finally {
-  if (run && run.proc.exitCode === null) {
+  if (run && run.proc.exitCode === null && run.proc.signalCode === null) {
     run.interrupt();
     await run.exited();
   }

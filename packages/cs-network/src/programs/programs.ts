@@ -35,6 +35,8 @@ export interface Program {
   /** Files whose last lines explain an unexpected exit (its stdout/stderr log always comes first). */
   logs(net: Network): string[];
   endpoints(net: Network): Endpoint[];
+  /** One line for `status`, asked of the running program. */
+  state?(net: Network): Promise<string>;
 }
 
 const require = createRequire(import.meta.url);
@@ -54,6 +56,28 @@ async function answers(url: string, okOnly = true): Promise<boolean> {
   } catch {
     return false;
   }
+}
+
+async function nodeState(net: Network, n: 1 | 2): Promise<string> {
+  const rpc = net.rpc(n, 5_000);
+  try {
+    const [height, peers] = await Promise.all([rpc.call<number>('getblockcount'), rpc.call<number>('getconnectioncount')]);
+    return `height ${height}, ${peers} peer${peers === 1 ? '' : 's'}`;
+  } finally {
+    rpc.close();
+  }
+}
+
+async function poolState(net: Network): Promise<string> {
+  const stats = (await (await fetch(`${net.poolApiUrl}/api/pool/stats`)).json()) as {
+    connectedMiners: number;
+    hashrate: number;
+    blocks: Record<string, number>;
+  };
+  const blocks = Object.entries(stats.blocks)
+    .map(([k, v]) => `${v} ${k}`)
+    .join(', ');
+  return `${stats.connectedMiners} miners, ${stats.hashrate.toFixed(1)} Sol/s, blocks found: ${blocks}`;
 }
 
 async function rpcAnswers(net: Network, n: 1 | 2): Promise<boolean> {
@@ -91,6 +115,7 @@ function node(n: 1 | 2): Program {
     args: (net) => ['-regtest', `-datadir=${net.node(n).datadir}`],
     ready: (net) => rpcAnswers(net, n),
     logs: (net) => [net.node(n).debugLog],
+    state: (net) => nodeState(net, n),
     endpoints: (net) => [
       { label: `node ${n} JSON-RPC`, value: `${net.node(n).rpcUrl}/ (cookie ${net.node(n).cookieFile})` },
       { label: `node ${n} REST`, value: `http://127.0.0.1:${net.port(rpcPort)}/rest/chaininfo.json` },
@@ -154,6 +179,7 @@ export const PROGRAMS: readonly Program[] = [
       '-payoutfeerate=2',
     ],
     ready: (net) => answers(`${net.poolApiUrl}/api/pool/stats`),
+    state: poolState,
     logs: () => [],
     endpoints: (net) => [
       { label: 'pool stratum', value: `stratum+tcp://127.0.0.1:${net.port('poolStratum')} (vardiff ${net.port('poolVardiff')})` },
@@ -173,6 +199,11 @@ export const PROGRAMS: readonly Program[] = [
     env: () => Object.fromEntries(Object.entries(process.env).filter(([k]) => !VARIABLES.some((v) => v.name === k))),
     ready: async (net) => (await bridgeHealth(net)) !== null,
     working: { what: 'an ACTIVE stake (mined by the miners)', check: async (net) => (await bridgeHealth(net))?.status === 'ok' },
+    async state(net) {
+      const h = await bridgeHealth(net);
+      if (!h) throw new Error('no answer');
+      return `${h.status}, stake ${h.stake}, node height ${h.node_height}, ${h.miners} miners (${h.opoi_miners} serving OPoI)`;
+    },
     logs: () => [],
     endpoints: (net) => [
       { label: 'bridge stratum', value: `stratum+tcp://127.0.0.1:${net.port('bridgeStratum')}` },
