@@ -5,6 +5,7 @@
  * SIGTERM, or until a program dies: then it stops every other program, last started first.
  */
 import { mkdirSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { lockDataDir } from '@cs/csd/src/datadir/lock.ts';
 import type { Invocation } from '../config/options.ts';
 import { DEFAULT_BASE_PORT } from '../config/options.ts';
@@ -27,7 +28,8 @@ function openNetwork(inv: Invocation): { net: Network; resumed: boolean } {
   net.save({
     ...net.state,
     basePort: inv.values.baseport ?? net.state.basePort,
-    modelPath: inv.values['model-path'] ?? net.state.modelPath,
+    // Absolute: a later `up` may run from another directory.
+    modelPath: inv.values['model-path'] !== null ? resolve(inv.values['model-path']) : net.state.modelPath,
   });
   return { net, resumed: saved !== null };
 }
