@@ -214,7 +214,17 @@ export interface ChainRequest {
   payout_txid: string | null;
 }
 
-const STAGES: readonly Stage[] = ['awaiting_prompt', 'queued', 'assigned', 'received', 'committed', 'revealed', 'published', 'claimed', 'paid'];
+export const STAGES: readonly Stage[] = [
+  'awaiting_prompt',
+  'queued',
+  'assigned',
+  'received',
+  'committed',
+  'revealed',
+  'published',
+  'claimed',
+  'paid',
+];
 
 /** Waits until the bridge has taken the request to `stage` or past it (other blocks may come meanwhile). */
 export async function reachStage(bridge: BridgeProcess, id: string, stage: Stage): Promise<void> {

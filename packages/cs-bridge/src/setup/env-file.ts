@@ -3,7 +3,8 @@
  * values kept where the file already has them, owner-only permissions since it holds the node's
  * password and the API key.
  */
-import { chmodSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { renameSync, rmSync, writeFileSync } from 'node:fs';
 import { VARIABLES, readEnvFile } from '../config/env.ts';
 
 function quote(value: string): string {
@@ -23,10 +24,21 @@ export function envText(values: Record<string, string>): string {
   return lines.join('\n');
 }
 
-/** Writes the file with `values` over what it holds (only keys given change), mode 0600. */
+/**
+ * Writes the file with `values` over what it holds (only keys given change), mode 0600, whole or
+ * not at all: a fresh owner-only temporary file renamed over it, so a crash mid-write never leaves
+ * a truncated file (and the API key in it) behind.
+ */
 export function writeEnvFile(path: string, values: Record<string, string>): void {
   const merged = { ...readEnvFile(path), ...values };
-  writeFileSync(path, envText(merged), { mode: 0o600 });
-  // An existing file keeps its mode through writeFileSync: make it owner-only in any case.
-  chmodSync(path, 0o600);
+  const temporary = `${path}.tmp`;
+  // A leftover from a crash may have other permissions; 'wx' must create the file anew.
+  rmSync(temporary, { force: true });
+  writeFileSync(temporary, envText(merged), { mode: 0o600, flag: 'wx' });
+  renameSync(temporary, path);
+}
+
+/** A new OPOI_REQUESTER_API_KEY: 24 random bytes, base64url (what the wizard and cs-network generate). */
+export function newApiKey(): string {
+  return randomBytes(24).toString('base64url');
 }

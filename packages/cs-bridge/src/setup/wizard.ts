@@ -5,12 +5,11 @@
  * to pick the collateral from, or skip. Without a terminal it refuses at once instead of waiting
  * for answers nobody can give. Returns true when the bridge may go on starting.
  */
-import { randomBytes } from 'node:crypto';
 import { createInterface, type Interface } from 'node:readline';
 import { ConfigError, DEFAULT_RPC_URL, VARIABLES, mergedValues, missingVariables, readEnvFile } from '../config/env.ts';
 import { rpcClientFor } from '../bridge.ts';
 import { checkNode, describeNodeError, readStake, spendableUtxos } from '../node/node-check.ts';
-import { writeEnvFile } from './env-file.ts';
+import { newApiKey, writeEnvFile } from './env-file.ts';
 
 export interface WizardOptions {
   /** full: every missing value, then the stake; stake: only the stake step. */
@@ -94,7 +93,7 @@ async function wizard(envFile: string, mode: 'full' | 'stake', p: Prompter): Pro
       const answer = await p.ask(`${v.name} — ${v.help}`, shown);
       let value = answer === '(keep current)' ? current : answer;
       if (v.name === 'OPOI_REQUESTER_API_KEY' && value === '') {
-        value = randomBytes(24).toString('base64url');
+        value = newApiKey();
         p.say(`Generated OPOI_REQUESTER_API_KEY (shown once; requesters send it in x-opoi-api-key): ${value}`);
       }
       if (value !== (existing[v.name] ?? '')) answers[v.name] = value;

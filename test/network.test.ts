@@ -1,0 +1,123 @@
+// `npm run network` as a user runs it: a real npm process bringing up two csd nodes, cs-pool,
+// cs-bridge and two cs-miners on free loopback ports with a temporary data directory. A question
+// goes through the bridge API and is answered by a miner's embedded engine and paid on chain by
+// the blocks the miners find; SIGINT stops everything; a second run resumes the same chain,
+// request and credentials without funding or staking again; `down -purge` deletes the network;
+// no process of either run is left behind. A program killed with -9 is reported with its log's
+// tail and the rest of the network stops.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, test } from 'node:test';
+import { eventually } from '../packages/cs-pool/test/pool-harness.ts';
+import { NETWORK_BIN, NetworkRun, alive, freeBasePort } from './network-harness.ts';
+
+/** Commit window, reveal window and payout: a few dozen blocks found by CPU miners. */
+const PAID_MS = 900_000;
+
+const dir = mkdtempSync(join(tmpdir(), 'cs-network-test-'));
+const datadir = join(dir, 'net');
+const seen = new Set<number>();
+
+after(() => {
+  for (const pid of seen) if (alive(pid)) process.kill(pid, 'SIGKILL');
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function start(args: readonly string[] = []): Promise<NetworkRun> {
+  const run = new NetworkRun(datadir, args);
+  seen.add(run.proc.pid!);
+  await run.up();
+  for (const pid of [...run.pids(), ...run.programPids()]) seen.add(pid);
+  return run;
+}
+
+async function noneLeft(): Promise<void> {
+  await eventually(async () => ([...seen].some(alive) ? undefined : true), 'every process of the network to exit', 60_000);
+}
+
+interface ChainRequest {
+  status: string;
+  winner: string | null;
+  payout_status: string;
+  payout_txid: string | null;
+}
+
+let requestId = '';
+let firstTip = 0;
+let firstEnv: Record<string, string> = {};
+
+test('npm run network comes up; a question asked through the bridge API is answered and paid on chain', async () => {
+  const run = await start([`-baseport=${await freeBasePort()}`]);
+  firstEnv = run.bridgeEnv();
+  assert.equal(statSync(join(datadir, 'bridge/.env')).mode & 0o077, 0, 'the bridge env file is owner-only');
+  assert.ok(run.output.includes(firstEnv.OPOI_REQUESTER_API_KEY), 'the API key is printed for requesters');
+  assert.ok(!run.output.includes(firstEnv.CSD_RPC_PASS), 'the node cookie is never printed');
+  assert.equal(run.programPids().length, 6, 'two nodes, the pool, the bridge and two miners recorded');
+
+  requestId = await run.ask('What is two plus two?', 8);
+  await run.reach(requestId, 'paid', PAID_MS);
+  const sub = (await run.bridgeApi<{ miner: string; token_count: number; response_hex: string }>(`/svc/opoi/submissions/${requestId}`)).body;
+  assert.match(sub.miner, /\.miner[12]$/, 'answered by one of the network miners');
+  assert.ok(sub.token_count >= 1 && sub.token_count <= 8, `token_count ${sub.token_count} within max_tokens`);
+  const rpc = run.node1();
+  try {
+    const onChain = await rpc.call('getopoirequest', [requestId]);
+    assert.deepEqual([onChain.status, onChain.winner, onChain.payout_status], ['FULFILLED', firstEnv.OPOI_ADDRESSES, 'confirmed']);
+    const content = await rpc.call('getopoicontent', [requestId, 'RESPONSE']);
+    assert.equal(content.content_hex, sub.response_hex, "the published answer is the miner's");
+    firstTip = await rpc.call('getblockcount');
+  } finally {
+    rpc.close();
+  }
+
+  run.interrupt();
+  // npm re-raises the SIGINT it got once its script has ended; cs-network's own lines say how it ended.
+  assert.ok([0, 'SIGINT'].includes(await run.exited()), `npm run network ends on Ctrl-C:\n${run.output.slice(-2000)}`);
+  assert.match(run.output, /cs-network: stopping csd node 1\ncs-network: stopped\n/, 'every program stopped, node 1 last');
+  assert.doesNotMatch(run.output, /exited unexpectedly/, 'no program died');
+  await noneLeft();
+  assert.ok(!existsSync(join(datadir, 'run/pids.json')), 'the pid file is removed on a clean stop');
+});
+
+test('running it again resumes the same chain, request and credentials; down -purge deletes it', async () => {
+  const run = await start();
+  assert.match(run.output, /resuming the network/);
+  assert.doesNotMatch(run.output, /mining to maturity|funding the bridge/, 'no new maturity mining or funding');
+  assert.match(run.output, /is staked \(ACTIVE\)/, 'the stake is found, not made again');
+  const env = run.bridgeEnv();
+  for (const key of ['OPOI_REQUESTER_API_KEY', 'OPOI_ADDRESSES', 'DATA_DIR', 'API_LISTEN_ADDR'])
+    assert.equal(env[key], firstEnv[key], `${key} is the same`);
+
+  const rpc = run.node1();
+  try {
+    assert.ok((await rpc.call('getblockcount')) >= firstTip, 'the chain tip is the same or higher');
+    const onChain = await rpc.call('getopoirequest', [requestId]);
+    assert.deepEqual([onChain.status, onChain.payout_status], ['FULFILLED', 'confirmed']);
+  } finally {
+    rpc.close();
+  }
+  assert.equal((await run.bridgeApi<{ stage: string }>(`/svc/opoi/submissions/${requestId}`)).body.stage, 'paid', 'the bridge still knows it paid');
+
+  const down = spawnSync(process.execPath, [NETWORK_BIN, 'down', '-purge', `-datadir=${datadir}`], { encoding: 'utf8', timeout: 300_000 });
+  assert.equal(down.status, 0, `down -purge succeeds: ${down.stdout}${down.stderr}`);
+  assert.equal(await run.exited(), 0, 'the foreground run exits cleanly when stopped by down');
+  await noneLeft();
+  assert.ok(!existsSync(datadir), 'the data directory is deleted');
+});
+
+test('a program that dies is reported with the tail of its log, and the network stops', async () => {
+  const run = await start([`-baseport=${await freeBasePort()}`]);
+  const pids = JSON.parse(readFileSync(join(datadir, 'run/pids.json'), 'utf8')) as { programs: { name: string; pid: number }[] };
+  process.kill(pids.programs.find((p) => p.name === 'bridge')!.pid, 'SIGKILL');
+  assert.equal(await run.exited(), 1, 'npm run network exits with status 1');
+  assert.match(run.output, /cs-network: cs-bridge exited unexpectedly \(signal SIGKILL\); stopping the network/);
+  assert.match(run.output, /--- last lines of .*logs\/bridge\.log\n.*cs-bridge started/s, "the bridge's log tail is shown");
+  assert.match(run.output, /stopping csd node 1\ncs-network: stopped/, 'the others are stopped');
+  await noneLeft();
+  const down = spawnSync(process.execPath, [NETWORK_BIN, 'down', '-purge', `-datadir=${datadir}`], { encoding: 'utf8', timeout: 60_000 });
+  assert.equal(down.status, 0, `down -purge deletes a stopped network: ${down.stdout}${down.stderr}`);
+  assert.ok(!existsSync(datadir), 'the data directory is deleted');
+});
