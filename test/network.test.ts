@@ -38,13 +38,6 @@ async function noneLeft(): Promise<void> {
   await eventually(async () => ([...seen].some(alive) ? undefined : true), 'every process of the network to exit', 60_000);
 }
 
-interface ChainRequest {
-  status: string;
-  winner: string | null;
-  payout_status: string;
-  payout_txid: string | null;
-}
-
 let requestId = '';
 let firstTip = 0;
 let firstEnv: Record<string, string> = {};
