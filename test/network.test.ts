@@ -4,18 +4,23 @@
 // the blocks the miners find; SIGINT stops everything; a second run resumes the same chain,
 // request and credentials without funding or staking again; `down -purge` deletes the network;
 // no process of either run is left behind. A program killed with -9 is reported with its log's
-// tail and the rest of the network stops.
+// tail and the rest of the network stops. A second question is asked in the dashboard's form in
+// Debian's headless chromium (playwright-core) and its answer and payout show on screen.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
+import { chromium } from 'playwright-core';
 import { eventually } from '../packages/cs-pool/test/pool-harness.ts';
-import { NETWORK_BIN, NetworkRun, alive, freeBasePort } from './network-harness.ts';
+import { NETWORK_BIN, NetworkRun, ROOT, alive, freeBasePort } from './network-harness.ts';
 
 /** Commit window, reveal window and payout: a few dozen blocks found by CPU miners. */
 const PAID_MS = 900_000;
+const CHROMIUM = '/usr/bin/chromium';
+if (!existsSync(CHROMIUM) && process.env.CI === 'true') throw new Error(`${CHROMIUM} is missing: CI must install Debian's chromium (.ci/run does)`);
+const ARTIFACTS = join(ROOT, 'test-artifacts');
 
 const dir = mkdtempSync(join(tmpdir(), 'cs-network-test-'));
 const datadir = join(dir, 'net');
@@ -42,15 +47,52 @@ let requestId = '';
 let firstTip = 0;
 let firstEnv: Record<string, string> = {};
 
-test('npm run network comes up; a question asked through the bridge API is answered and paid on chain', async () => {
-  const run = await start([`-baseport=${await freeBasePort()}`]);
+/**
+ * Asks `prompt` in the dashboard's OPoI form, as a person would, and waits until the page shows
+ * the published answer and the payout step done; resolves with the request id and the answer.
+ */
+async function askInBrowser(dashboardUrl: string, prompt: string): Promise<{ id: string; answer: string }> {
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+  try {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    const errors: string[] = [];
+    page.on('console', (m) => {
+      if (m.type() === 'error') errors.push(m.text());
+    });
+    page.on('pageerror', (e) => errors.push(e.message));
+    await page.goto(`${dashboardUrl}#/opoi`);
+    await page.fill('#ask-form textarea[name=prompt]', prompt);
+    await page.fill('#ask-form input[name=max_tokens]', '8');
+    await page.click('#ask-form button[type=submit]');
+    const id = (await (await page.waitForSelector('#ask-result a[href^="#/opoi/"]', { timeout: 120_000 })).textContent()) ?? '';
+    const answer = await page.waitForSelector('#ask-result pre#answer[data-published="yes"]', { timeout: PAID_MS });
+    await page.waitForSelector('#ask-result #timeline li.done[data-step="payout"]', { timeout: PAID_MS });
+    mkdirSync(ARTIFACTS, { recursive: true });
+    await page.screenshot({ path: join(ARTIFACTS, 'network-ask-answered.png'), fullPage: true });
+    assert.deepEqual(errors, [], 'no console errors on the dashboard');
+    return { id, answer: (await answer.textContent()) ?? '' };
+  } finally {
+    await browser.close();
+  }
+}
+
+test('npm run network comes up; questions asked through the bridge API and in the dashboard are answered and paid on chain', async () => {
+  const basePort = await freeBasePort();
+  const run = await start([`-baseport=${basePort}`]);
   firstEnv = run.bridgeEnv();
   assert.equal(statSync(join(datadir, 'bridge/.env')).mode & 0o077, 0, 'the bridge env file is owner-only');
   assert.ok(run.output.includes(firstEnv.OPOI_REQUESTER_API_KEY), 'the API key is printed for requesters');
   assert.ok(!run.output.includes(firstEnv.CSD_RPC_PASS), 'the node cookie is never printed');
-  assert.equal(run.programPids().length, 6, 'two nodes, the pool, the bridge and two miners recorded');
+  assert.equal(run.programPids().length, 7, 'two nodes, the pool, the bridge, two miners and the dashboard recorded');
+  const dashboardUrl = `http://127.0.0.1:${basePort + 40}`;
+  assert.ok(run.output.includes(`${dashboardUrl}/`), 'the dashboard URL is printed');
 
   requestId = await run.ask('What is two plus two?', 8);
+  // Both questions are in flight at once: the blocks the miners find serve both.
+  const inBrowser = existsSync(CHROMIUM) ? askInBrowser(dashboardUrl, 'Once upon a time') : null;
+  // Awaited below; until then a failure must not count as an unhandled rejection.
+  inBrowser?.catch(() => undefined);
+  if (!inBrowser) console.log(`${CHROMIUM} is missing: the dashboard question is skipped (apt-get install chromium)`);
   await run.reach(requestId, 'paid', PAID_MS);
   const sub = (await run.bridgeApi<{ miner: string; token_count: number; response_hex: string }>(`/svc/opoi/submissions/${requestId}`)).body;
   assert.match(sub.miner, /\.miner[12]$/, 'answered by one of the network miners');
@@ -61,6 +103,13 @@ test('npm run network comes up; a question asked through the bridge API is answe
     assert.deepEqual([onChain.status, onChain.winner, onChain.payout_status], ['FULFILLED', firstEnv.OPOI_ADDRESSES, 'confirmed']);
     const content = await rpc.call('getopoicontent', [requestId, 'RESPONSE']);
     assert.equal(content.content_hex, sub.response_hex, "the published answer is the miner's");
+    if (inBrowser) {
+      const asked = await inBrowser;
+      const shown = await rpc.call('getopoirequest', [asked.id]);
+      assert.deepEqual([shown.status, shown.payout_status], ['FULFILLED', 'confirmed'], 'the dashboard question is answered and paid on chain');
+      const published = await rpc.call('getopoicontent', [asked.id, 'RESPONSE']);
+      assert.equal(asked.answer, Buffer.from(published.content_hex, 'hex').toString('utf8'), 'the page shows the published answer');
+    }
     firstTip = await rpc.call('getblockcount');
   } finally {
     rpc.close();

@@ -22,6 +22,7 @@ export const PORT_OFFSETS = {
   poolApi: 22,
   bridgeStratum: 30,
   bridgeApi: 31,
+  dashboard: 40,
 } as const;
 
 export type PortName = keyof typeof PORT_OFFSETS;
@@ -100,6 +101,15 @@ export class Network {
 
   get bridgeApiUrl(): string {
     return `http://127.0.0.1:${this.port('bridgeApi')}`;
+  }
+
+  get dashboardUrl(): string {
+    return `http://127.0.0.1:${this.port('dashboard')}`;
+  }
+
+  /** cs-dashboard's conf file (it names the bridge API key: owner-only). */
+  get dashboardConfFile(): string {
+    return this.path('dashboard', 'dashboard.json');
   }
 
   get poolApiUrl(): string {

@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { VARIABLES, readEnvFile } from '@cs/bridge/src/config/env.ts';
 import type { Network } from '../network/network.ts';
-import { ensureModel, minerAddress, writeNodeConf } from '../setup/files.ts';
+import { ensureModel, minerAddress, writeDashboardConf, writeNodeConf } from '../setup/files.ts';
 import { fundBridgeStake, mineToMaturity, writeBridgeEnv } from '../setup/chain.ts';
 import type { Progress } from '../supervisor/progress.ts';
 
@@ -214,4 +214,14 @@ export const PROGRAMS: readonly Program[] = [
   },
   miner(1),
   miner(2),
+  {
+    name: 'dashboard',
+    title: 'cs-dashboard',
+    bin: binOf('@cs/dashboard', 'cs-dashboard'),
+    prepare: async (net) => writeDashboardConf(net),
+    args: (net) => [`-conf=${net.dashboardConfFile}`],
+    ready: (net) => answers(`${net.dashboardUrl}/api/status`),
+    logs: () => [],
+    endpoints: (net) => [{ label: 'dashboard', value: `${net.dashboardUrl}/` }],
+  },
 ];

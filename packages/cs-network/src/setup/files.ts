@@ -6,6 +6,7 @@
 import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { tinyLlamaGguf } from '@cs/miner/src/gguf/tiny-llama.ts';
+import { readEnvFile } from '@cs/bridge/src/config/env.ts';
 import type { Network } from '../network/network.ts';
 import type { Progress } from '../supervisor/progress.ts';
 
@@ -27,6 +28,8 @@ export function writeNodeConf(net: Network, n: 1 | 2): void {
     'rest=1',
     '# The pool and the bridge poll the node; a rate limit would throttle them.',
     'rpcratelimit=0',
+    '# The dashboard relays every browser through one address.',
+    'restratelimit=0',
     '# Regtest has no fee history: the wallets (bridge payments, requests) need a rate.',
     'fallbackfee=0.0002',
     'printtoconsole=0',
@@ -60,4 +63,23 @@ export async function minerAddress(net: Network, i: number): Promise<void> {
   } finally {
     rpc.close();
   }
+}
+
+/** cs-dashboard's conf (docs/dashboard.md): both nodes by cookie, the pool API, the bridge API and its key. */
+export function writeDashboardConf(net: Network): void {
+  const node = (n: 1 | 2) => ({
+    name: `node${n}`,
+    rpcUrl: net.node(n).rpcUrl,
+    rpcCookieFile: net.node(n).cookieFile,
+    restUrl: net.node(n).rpcUrl,
+    wsUrl: `ws://127.0.0.1:${net.port(n === 1 ? 'node1Ws' : 'node2Ws')}`,
+  });
+  const conf = {
+    listen: `127.0.0.1:${net.port('dashboard')}`,
+    nodes: [node(1), node(2)],
+    pool: { apiUrl: net.poolApiUrl },
+    bridge: { apiUrl: net.bridgeApiUrl, apiKey: readEnvFile(net.bridgeEnvFile).OPOI_REQUESTER_API_KEY ?? '' },
+  };
+  mkdirSync(dirname(net.dashboardConfFile), { recursive: true });
+  writeFileSync(net.dashboardConfFile, `${JSON.stringify(conf, null, 2)}\n`, { mode: 0o600 });
 }
