@@ -2,10 +2,10 @@
 import { availableParallelism } from 'node:os';
 import { basename } from 'node:path';
 import { readFileSync } from 'node:fs';
-import { REGTEST, type EquihashParams } from '@cs/consensus';
+import type { EquihashParams } from '@cs/consensus';
 import { splitArgv } from '@cs/csd/src/config/argv.ts';
 import { ConfigError } from '@cs/csd/src/config/errors.ts';
-import { readArgv, resolve } from '@cs/csd/src/config/settings.ts';
+import { resolveCommandLine } from '@cs/csd/src/config/settings.ts';
 import type { ValuesOf } from '@cs/csd/src/config/spec.ts';
 import { algorithmByName } from '@cs/stratum';
 import { parsePoolUrl, type PoolUrl } from '../stratum/pool-url.ts';
@@ -38,18 +38,8 @@ export function readOptions(argv: readonly string[]): MinerValues {
   const split = splitArgv(argv);
   if (split.positional.length > 0) throw new ConfigError(`unexpected argument '${split.positional[0]}' (options are -name=value)`, 'command line');
   const warnings: string[] = [];
-  const occurrences = readArgv(MINER_OPTIONS, split.options, warnings);
-  const values: Record<string, unknown> = {};
-  for (const [name, spec] of Object.entries(MINER_OPTIONS)) {
-    // The network does not matter: no miner option has a per-network default.
-    values[name] = resolve(
-      spec,
-      occurrences.filter((o) => o.name === name),
-      REGTEST,
-      warnings,
-    ).value;
-  }
-  return values as MinerValues;
+  // The network does not matter: no miner option has a per-network default.
+  return resolveCommandLine(MINER_OPTIONS, split.options, warnings) as MinerValues;
 }
 
 export function buildConfig(values: MinerValues): MinerConfig {

@@ -4,6 +4,7 @@
  * the command line only (`-key=value`, `-key` alone for a switch); docs/miner.md lists them.
  */
 import { choice, flag, integer, list, text } from '@cs/csd/src/config/spec.ts';
+import { HELP_OPTION } from '@cs/csd/src/config/options.ts';
 
 function checkPool(value: string): string | null {
   return /^(?:[a-z+]+:\/\/)?[^\s]+:\d{1,5}\/?$/.test(value) ? null : 'stratum+tcp://host:port or stratum+ssl://host:port';
@@ -16,13 +17,7 @@ function checkModel(value: string): string | null {
 }
 
 export const MINER_OPTIONS = {
-  help: flag({
-    category: 'general',
-    description: 'Print this help message and exit (also -h or -?).',
-    default: false,
-    placement: 'command line',
-    aliases: ['h', '?'],
-  }),
+  help: HELP_OPTION,
   json: flag({ category: 'general', description: 'Log JSON lines (one object per event and status) instead of text, for machines.', default: false }),
   loglevel: choice({
     category: 'general',

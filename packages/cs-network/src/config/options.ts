@@ -3,11 +3,11 @@
  * parsing, error messages and -help read as the other programs'. docs/cs-network.md lists them.
  */
 import { resolve as resolvePath } from 'node:path';
-import { REGTEST } from '@cs/consensus';
 import { splitArgv } from '@cs/csd/src/config/argv.ts';
 import { ConfigError } from '@cs/csd/src/config/errors.ts';
-import { readArgv, resolve } from '@cs/csd/src/config/settings.ts';
+import { resolveCommandLine } from '@cs/csd/src/config/settings.ts';
 import { flag, integer, text, type ValuesOf } from '@cs/csd/src/config/spec.ts';
+import { HELP_OPTION } from '@cs/csd/src/config/options.ts';
 
 export const COMMANDS = ['up', 'down', 'status'] as const;
 export type Command = (typeof COMMANDS)[number];
@@ -16,13 +16,7 @@ export type Command = (typeof COMMANDS)[number];
 export const DEFAULT_BASE_PORT = 17400;
 
 export const NETWORK_OPTIONS = {
-  help: flag({
-    category: 'general',
-    description: 'Print this help message and exit (also -h or -?).',
-    default: false,
-    placement: 'command line',
-    aliases: ['h', '?'],
-  }),
+  help: HELP_OPTION,
   datadir: text({
     category: 'general',
     arg: '<dir>',
@@ -60,18 +54,8 @@ export function readInvocation(argv: readonly string[]): Invocation {
   const commands = argv.filter((a) => !a.startsWith('-'));
   const split = splitArgv(argv.filter((a) => a.startsWith('-')));
   const warnings: string[] = [];
-  const occurrences = readArgv(NETWORK_OPTIONS, split.options, warnings);
-  const values: Record<string, unknown> = {};
-  for (const [name, spec] of Object.entries(NETWORK_OPTIONS)) {
-    // Every network option is network-independent: the network is always regtest.
-    values[name] = resolve(
-      spec,
-      occurrences.filter((o) => o.name === name),
-      REGTEST,
-      warnings,
-    ).value;
-  }
-  const typed = values as NetworkValues;
+  // Every network option is network-independent: the network is always regtest.
+  const typed = resolveCommandLine(NETWORK_OPTIONS, split.options, warnings) as NetworkValues;
   if (commands.length > 1) throw new ConfigError(`one command at a time (got ${commands.join(', ')})`, 'command line');
   const command = commands[0] ?? (typed.help ? 'up' : '');
   if (!(COMMANDS as readonly string[]).includes(command))

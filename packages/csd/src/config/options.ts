@@ -33,15 +33,18 @@ function zmqHighWaterMark(topic: string) {
   });
 }
 
+/** -help (-h, -?), as every program of the repository takes it. */
+export const HELP_OPTION = flag({
+  category: 'general',
+  description: 'Print this help message and exit (also -h or -?).',
+  default: false,
+  placement: 'command line',
+  aliases: ['h', '?'],
+});
+
 /** -help and -version, which csd and cs-cli answer alike, before reading any file. */
 export const INFO_OPTIONS = {
-  help: flag({
-    category: 'general',
-    description: 'Print this help message and exit (also -h or -?).',
-    default: false,
-    placement: 'command line',
-    aliases: ['h', '?'],
-  }),
+  help: HELP_OPTION,
   version: flag({ category: 'general', description: 'Print version and exit.', default: false, placement: 'command line' }),
 };
 

@@ -10,7 +10,7 @@
  * take the network section's values followed by the top-level ones. -noNAME clears what came
  * before it (and, in a section, stops the top-level values from applying).
  */
-import type { ChainParams, NetworkName } from '@cs/consensus';
+import { REGTEST, type ChainParams, type NetworkName } from '@cs/consensus';
 import type { RawArg } from './argv.ts';
 import type { RawConfFile } from './conf-file.ts';
 import { ConfigError } from './errors.ts';
@@ -162,4 +162,22 @@ function resolveList(cmd: readonly Occurrence[], scopes: readonly (readonly Occu
   if (section.length === 0 && top.length === 0) return null;
   const fromSection = items(section);
   return { value: section.some((o) => o.negated) ? fromSection : [...fromSection, ...items(top)], set: true };
+}
+
+/**
+ * The values of a program whose options are command-line only and the same on every network
+ * (cs-miner, cs-network): each resolved as csd resolves its own, with regtest's defaults.
+ */
+export function resolveCommandLine(table: OptionTable, args: readonly RawArg[], warnings: string[]): Record<string, unknown> {
+  const occurrences = readArgv(table, args, warnings);
+  const values: Record<string, unknown> = {};
+  for (const [name, spec] of Object.entries(table)) {
+    values[name] = resolve(
+      spec,
+      occurrences.filter((o) => o.name === name),
+      REGTEST,
+      warnings,
+    ).value;
+  }
+  return values;
 }
