@@ -4,7 +4,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createHash, randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { readEnvFile } from '@cs/bridge/src/config/env.ts';
@@ -13,27 +12,16 @@ import type { Stage } from '../packages/cs-bridge/src/store/store.ts';
 import { STAGES } from '../packages/cs-bridge/test/bridge-harness.ts';
 import { PORT_OFFSETS } from '../packages/cs-network/src/network/network.ts';
 import { eventually } from '../packages/cs-pool/test/pool-harness.ts';
+import { freePortBlock } from '../packages/csd/test/daemon.ts';
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const NETWORK_BIN = join(ROOT, 'packages/cs-network/bin/cs-network.js');
 /** Coming up compiles five programs through tsx on 2 shared cores and mines 101 blocks. */
 const UP_MS = 600_000;
 
-function portFree(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const s = createServer();
-    s.once('error', () => resolve(false));
-    s.listen(port, '127.0.0.1', () => s.close(() => resolve(true)));
-  });
-}
-
 /** A base port whose every port of the network's layout is free now. */
-export async function freeBasePort(): Promise<number> {
-  for (;;) {
-    const base = 20_000 + Math.floor(Math.random() * 40_000);
-    const free = await Promise.all(Object.values(PORT_OFFSETS).map((o) => portFree(base + o)));
-    if (free.every(Boolean)) return base;
-  }
+export function freeBasePort(): Promise<number> {
+  return freePortBlock(Object.values(PORT_OFFSETS));
 }
 
 export function alive(pid: number): boolean {

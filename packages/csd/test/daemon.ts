@@ -10,16 +10,49 @@ import { fileURLToPath } from 'node:url';
 export const CSD_BIN = fileURLToPath(new URL('../bin/csd.js', import.meta.url));
 export const CLI_BIN = fileURLToPath(new URL('../bin/cs-cli.js', import.meta.url));
 
-/** A port that was free a moment ago (the kernel picks it; we release it for the daemon). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+/** Whether a loopback listener can take `port` now. */
+export function portFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
     const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
+    s.once('error', () => resolve(false));
+    s.listen(port, '127.0.0.1', () => s.close(() => resolve(true)));
   });
+}
+
+/**
+ * The lowest port of the kernel's ephemeral range. Outgoing connections (RPC clients, peers, a
+ * browser) take their local ports from that range, so a port picked there and released for a
+ * daemon can be taken before the daemon binds it: CI saw EADDRINUSE that way.
+ */
+function ephemeralFloor(): number {
+  try {
+    return Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
+  } catch {
+    return 32768;
+  }
+}
+
+const PORT_FLOOR = 10_000;
+const handedOut = new Set<number>();
+
+/** A port free now, below the ephemeral range and not handed out before by this process. */
+export async function freePort(): Promise<number> {
+  return freePortBlock([0]);
+}
+
+/** A first port `base` such that base + each offset is free now (below the ephemeral range, not handed out before). */
+export async function freePortBlock(offsets: readonly number[]): Promise<number> {
+  const span = Math.max(...offsets) + 1;
+  const ceiling = Math.max(ephemeralFloor(), PORT_FLOOR + 1000) - span;
+  for (;;) {
+    const base = PORT_FLOOR + Math.floor(Math.random() * (ceiling - PORT_FLOOR));
+    const ports = offsets.map((o) => base + o);
+    if (ports.some((p) => handedOut.has(p))) continue;
+    if ((await Promise.all(ports.map(portFree))).every(Boolean)) {
+      for (const p of ports) handedOut.add(p);
+      return base;
+    }
+  }
 }
 
 export interface RpcResponse {

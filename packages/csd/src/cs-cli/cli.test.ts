@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { writeCookie } from '../datadir/cookie.ts';
+import { freePort } from '../../test/daemon.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'cs-cli-'));
 const repo = fileURLToPath(new URL('../../../../', import.meta.url));
@@ -65,17 +66,6 @@ const rpcError = (status: number, code: number, message: string): Answer => ({
   body: JSON.stringify({ result: null, error: { code, message }, id: 'cs-cli' }),
 });
 const basic = (credentials: string) => `Basic ${Buffer.from(credentials).toString('base64')}`;
-
-/** A port nobody listens on (the OS just handed it out and it was closed again). */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as AddressInfo;
-  server.close();
-  await once(server, 'close');
-  return port;
-}
 
 let homes = 0;
 /** A HOME whose ~/.cs holds `conf` as cs.conf. */
