@@ -37,9 +37,4 @@ export class BufferPool {
       },
     };
   }
-
-  /** Buffers waiting for reuse. */
-  get free(): number {
-    return this.#free.length;
-  }
 }
