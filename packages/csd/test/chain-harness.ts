@@ -18,15 +18,27 @@ export interface Harness {
   db: ChainDatabase;
   /** Closes and reopens the database and chain, as a restart would. */
   reopen(): Promise<void>;
+  /**
+   * Reopens without the chain's orderly shutdown: only committed transactions survive (the coins
+   * cache is not written), as after a killed process.
+   */
+  crash(): Promise<void>;
   close(): Promise<void>;
 }
 
-export async function openHarness(opts: { params?: ChainParams; threads?: number; dir?: string } = {}): Promise<Harness> {
+export async function openHarness(opts: { params?: ChainParams; threads?: number; dir?: string; coinsCacheBytes?: number } = {}): Promise<Harness> {
   const dir = opts.dir ?? mkdtempSync(join(tmpdir(), 'cs-chain-'));
   const params = opts.params ?? REGTEST;
   const make = async () => {
     const db = ChainDatabase.open(join(dir, 'db'));
-    const chain = new Chain({ db, params, verifier: new ScriptVerifier(opts.threads ?? 1), log: pino({ level: 'silent' }), now: () => 1795200000 });
+    const chain = new Chain({
+      db,
+      params,
+      verifier: new ScriptVerifier(opts.threads ?? 1),
+      log: pino({ level: 'silent' }),
+      now: () => 1795200000,
+      coinsCacheBytes: opts.coinsCacheBytes,
+    });
     await chain.load();
     return { db, chain };
   };
@@ -41,6 +53,10 @@ export async function openHarness(opts: { params?: ChainParams; threads?: number
     },
     async reopen() {
       await chain.close();
+      await db.close();
+      ({ db, chain } = await make());
+    },
+    async crash() {
       await db.close();
       ({ db, chain } = await make());
     },

@@ -19,7 +19,8 @@ import {
 import { type OpoiBlockChanges, OpoiStore } from '../opoi/store.ts';
 import { type ChainDatabase, readLarge, readLargeInto } from '../storage/database.ts';
 import { BlockIndexEntry, BlockStatus, FAILED_MASK, betterTip, decodeIndexRecord, findFork } from './block-index.ts';
-import { coinKey, decodeCoin, encodeCoin, writeCoinKey, type Coin } from './coins.ts';
+import { coinFromOutput, coinKey, decodeCoin, encodeCoin, writeCoinKey, type Coin } from './coins.ts';
+import { CoinsCache } from './coins-cache.ts';
 import { type ConnectPlan, planConnect } from './connect.ts';
 import { nextWorkRequired } from './difficulty.ts';
 import { ChainEvents, type ConnectTiming } from './events.ts';
@@ -45,6 +46,15 @@ export interface ChainOptions {
   readonly log: Logger;
   /** Adjusted network time in Unix seconds (mocktime on regtest). */
   readonly now: () => number;
+  /** Heap the unwritten UTXO changes may hold while catching up (-dbcache); 450 MiB when absent. */
+  readonly coinsCacheBytes?: number;
+}
+
+/** A block with the buffer it was decoded from, which nothing else writes to. */
+interface DecodedBlock {
+  readonly entry: BlockIndexEntry;
+  readonly block: Block;
+  readonly raw: Uint8Array;
 }
 
 export interface ChainTip {
@@ -54,6 +64,9 @@ export interface ChainTip {
 }
 
 const TIP_KEY = 'tip';
+/** The block the stored UTXO set reflects: the tip, or an ancestor whose successors are replayed at load. */
+const COINS_KEY = 'coins';
+const DEFAULT_COINS_CACHE_BYTES = 450 * 1024 * 1024;
 /** How long a measured database size is reused. */
 const DISK_SIZE_TTL_MS = 1000;
 /** How long -reindex runs before giving the event loop a turn (RPC warmup answers, signals). */
@@ -61,8 +74,11 @@ const REINDEX_YIELD_MS = 20;
 
 /**
  * The block tree and the active chain over the UTXO set. Every connect and disconnect is one
- * atomic database transaction (coins, undo data, index status and tip together), so a killed
- * process restarts on a consistent tip. Mutations are serialized through one queue.
+ * atomic database transaction (undo data, OPoI records, index status and tip together). At the
+ * tip the coins go into that same transaction. While catching up (-reindex, or blocks behind the
+ * best header) they collect in a cache and are written in batches, each batch with the block it
+ * reaches (`coins` in meta); after a crash, load() replays the blocks past that one into the UTXO
+ * set, so a killed process restarts on a consistent tip. Mutations are serialized through one queue.
  */
 export class Chain {
   readonly events: ChainEvents;
@@ -85,6 +101,9 @@ export class Chain {
   private diskSize: { bytes: number; at: number } | null = null;
   /** Cached; recomputed when it turns out invalid, extended as better headers arrive. */
   private bestHeaderEntry: BlockIndexEntry | null = null;
+  private readonly coinsCache: CoinsCache;
+  private readonly coinsCacheLimit: number;
+  private reindexing = false;
   private readonly db: ChainDatabase;
   readonly params: ChainParams;
   private readonly verifier: ScriptVerifier;
@@ -97,6 +116,8 @@ export class Chain {
     this.verifier = opts.verifier;
     this.log = opts.log;
     this.now = opts.now;
+    this.coinsCache = new CoinsCache(opts.db.tables.coins);
+    this.coinsCacheLimit = opts.coinsCacheBytes ?? DEFAULT_COINS_CACHE_BYTES;
     this.opoi = new OpoiStore(opts.db, opts.params.opoi);
     this.events = new ChainEvents((event, err) => this.log.error({ event, err }, 'chain event listener failed'));
   }
@@ -129,6 +150,7 @@ export class Chain {
       const tipHash = this.db.getMeta(TIP_KEY);
       const tip = tipHash ? this.byHash.get(hashToHex(tipHash)) : genesis;
       this.setActive(tip ?? genesis);
+      this.catchUpCoins();
     }
     // In height order (the map's insertion order), so parents are linked before their children.
     for (const e of this.byHash.values()) {
@@ -159,6 +181,7 @@ export class Chain {
       if (list) list.push(header.hashHex);
       else children.set(prev, [header.hashHex]);
     }
+    this.coinsCache.clear();
     this.db.clearDerived();
     this.opoi.reload();
     this.byHash.clear();
@@ -174,26 +197,32 @@ export class Chain {
     // shift(), which would make a long chain quadratic.
     const queue = [...(children.get(this.params.genesis.header.hashHex) ?? [])];
     let lastYield = performance.now();
-    for (let next = 0; next < queue.length; next++) {
-      if (performance.now() - lastYield > REINDEX_YIELD_MS) {
-        await new Promise((resolve) => setImmediate(resolve));
-        lastYield = performance.now();
-        if (stop?.aborted) {
-          this.log.info({ blocks: done, of: total, height: this.height }, 'reindex interrupted; it runs again at the next start');
-          return;
+    this.reindexing = true;
+    try {
+      for (let next = 0; next < queue.length; next++) {
+        if (performance.now() - lastYield > REINDEX_YIELD_MS) {
+          await new Promise((resolve) => setImmediate(resolve));
+          lastYield = performance.now();
+          if (stop?.aborted) {
+            this.log.info({ blocks: done, of: total, height: this.height }, 'reindex interrupted; it runs again at the next start');
+            return;
+          }
+        }
+        const hashHex = queue[next];
+        const raw = readLarge(t.blocks, Buffer.from(headers.get(hashHex)!));
+        if (!raw) continue;
+        const result = await this.processBlockNow(Block.decode(raw), raw, true);
+        if (result.status === 'rejected') this.log.warn({ hash: hashHex, reason: result.reason }, 'stored block rejected during reindex');
+        else queue.push(...(children.get(hashHex) ?? []));
+        done++;
+        if (Date.now() - lastLog > 5000) {
+          lastLog = Date.now();
+          this.log.info({ progress: `${((100 * done) / total).toFixed(1)}%`, blocks: done, of: total, height: this.height }, 'reindexing');
         }
       }
-      const hashHex = queue[next];
-      const raw = readLarge(t.blocks, Buffer.from(headers.get(hashHex)!));
-      if (!raw) continue;
-      const result = await this.processBlockNow(Block.decode(raw), raw);
-      if (result.status === 'rejected') this.log.warn({ hash: hashHex, reason: result.reason }, 'stored block rejected during reindex');
-      else queue.push(...(children.get(hashHex) ?? []));
-      done++;
-      if (Date.now() - lastLog > 5000) {
-        lastLog = Date.now();
-        this.log.info({ progress: `${((100 * done) / total).toFixed(1)}%`, blocks: done, of: total, height: this.height }, 'reindexing');
-      }
+    } finally {
+      this.reindexing = false;
+      this.flushCoins();
     }
     this.db.write(() => this.db.tables.meta.remove(Buffer.from('reindex')));
     this.log.info({ blocks: done, height: this.height, hash: this.tip.hashHex }, 'reindex complete');
@@ -214,6 +243,7 @@ export class Chain {
       this.db.tables.blocks.put(Buffer.from(e.hash), Buffer.from(block.encode()));
       this.db.tables.index.put(Buffer.from(e.hash), e.encode());
       this.db.putMeta(TIP_KEY, Buffer.from(e.hash));
+      this.db.putMeta(COINS_KEY, Buffer.from(e.hash));
     });
     this.byHash.set(e.hashHex, e);
     this.linked.add(e);
@@ -301,9 +331,12 @@ export class Chain {
 
   /** The coin stored under a coinKey. */
   getCoinByKey(key: Uint8Array): Coin | undefined {
-    // The fast read returns LMDB's reused buffer: decoding copies out what it keeps right away.
-    const raw = this.db.tables.coins.getBinaryFast(key as Buffer);
-    return raw ? decodeCoin(raw) : undefined;
+    return this.coinsCache.get(key);
+  }
+
+  /** The unwritten UTXO changes (the coins cache), for /metrics. */
+  get coinsCacheUsage(): { readonly coins: number; readonly bytes: number } {
+    return { coins: this.coinsCache.size, bytes: this.coinsCache.bytes };
   }
 
   /**
@@ -311,6 +344,7 @@ export class Chain {
    * step: the walk reads one database snapshot however long it takes and whatever connects meanwhile.
    */
   *coins(): Generator<{ key: Buffer; coin: Coin }> {
+    this.flushCoins();
     for (const { key, value } of this.db.tables.coins.getRange({})) yield { key, coin: decodeCoin(value) };
   }
 
@@ -433,7 +467,11 @@ export class Chain {
     return this.enqueue(() => this.processBlockNow(block, raw));
   }
 
-  private async processBlockNow(block: Block, raw?: Uint8Array): Promise<ProcessResult> {
+  /**
+   * `stored`: the block is read from the database (-reindex) in a buffer of its own, so it is not
+   * written again and its decoded form can be connected as it is.
+   */
+  private async processBlockNow(block: Block, raw?: Uint8Array, stored = false): Promise<ProcessResult> {
     const hashHex = block.header.hashHex;
     const known = this.byHash.get(hashHex);
     // As Core's submitblock: a block known to be invalid is not validated again.
@@ -441,12 +479,14 @@ export class Chain {
     if (known?.hasData()) return { status: 'duplicate', entry: known };
     let entry: BlockIndexEntry;
     try {
-      entry = this.acceptBlock(block, raw, known);
+      entry = this.acceptBlock(block, raw, known, stored);
     } catch (e) {
       if (e instanceof ValidationError) return { status: 'rejected', reason: e.reason, debug: e.debug };
       throw e;
     }
-    await this.activateBestChain();
+    await this.activateBestChain(this.tip, stored && raw ? { entry, block, raw } : undefined);
+    // A stored block's record waits for its connect, which writes it; unless it did not connect.
+    if (stored && !this.contains(entry) && !entry.isFailed()) this.db.write(() => this.db.tables.index.put(Buffer.from(entry.hash), entry.encode()));
     const failure = this.connectFailures.get(entry);
     this.connectFailures.clear();
     if (failure) return { status: 'rejected', reason: failure.reason, debug: failure.debug };
@@ -464,7 +504,7 @@ export class Chain {
    * when the failure may be corruption in transit (a mutated merkle tree or witness): the same
    * header with its real transactions must still be accepted.
    */
-  private acceptBlock(block: Block, raw: Uint8Array | undefined, known: BlockIndexEntry | undefined): BlockIndexEntry {
+  private acceptBlock(block: Block, raw: Uint8Array | undefined, known: BlockIndexEntry | undefined, stored = false): BlockIndexEntry {
     checkBlockHeader(block.header, this.params);
     const prev = this.byHash.get(hashToHex(block.header.prevHash));
     if (!prev) throw new ValidationError('prev-blk-not-found', 'previous block is unknown');
@@ -489,11 +529,16 @@ export class Chain {
 
     entry.status |= BlockStatus.VALID_HEADER | BlockStatus.HAVE_DATA;
     entry.txCount = block.txs.length;
-    const bytes = raw ?? block.encode();
-    this.db.write(() => {
-      this.db.tables.blocks.put(Buffer.from(entry.hash), Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
-      this.db.tables.index.put(Buffer.from(entry.hash), entry.encode());
-    });
+    // A block read back from the database (-reindex) is not written again, and its index record
+    // goes into the transaction that connects it: a commit per block less, which is not cheap on a
+    // database whose free-page list holds a whole UTXO set dropped by the reindex.
+    if (!stored) {
+      const bytes = raw ?? block.encode();
+      this.db.write(() => {
+        this.db.tables.blocks.put(Buffer.from(entry.hash), Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+        this.db.tables.index.put(Buffer.from(entry.hash), entry.encode());
+      });
+    }
     this.byHash.set(entry.hashHex, entry);
     this.linkData(entry);
     this.considerCandidate(entry);
@@ -538,8 +583,11 @@ export class Chain {
     return best;
   }
 
-  /** Core's ActivateBestChain: move the tip to the most-work valid block, reorganizing as needed. */
-  private async activateBestChain(startTip = this.tip): Promise<void> {
+  /**
+   * Core's ActivateBestChain: move the tip to the most-work valid block, reorganizing as needed.
+   * `accepted` is a block just read and decoded, connected as it is when its turn comes.
+   */
+  private async activateBestChain(startTip = this.tip, accepted?: DecodedBlock): Promise<void> {
     for (;;) {
       const best = this.bestCandidate();
       if (!best) break;
@@ -549,15 +597,17 @@ export class Chain {
       for (let e: BlockIndexEntry | null = best; e && e !== fork; e = e.prev) path.push(e);
       path.reverse();
       for (const e of path) {
-        if (!(await this.connectTip(e))) break;
+        if (!(await this.connectTip(e, accepted?.entry === e ? accepted : undefined))) break;
       }
     }
+    // A failed block can leave the tip short of the best header with coins still unwritten.
+    if (!this.catchingUp(this.tip)) this.flushCoins();
     if (this.tip !== startTip) this.events.emit('tip', this.tip);
   }
 
-  private async connectTip(entry: BlockIndexEntry): Promise<boolean> {
+  private async connectTip(entry: BlockIndexEntry, decoded?: DecodedBlock): Promise<boolean> {
     const started = performance.now();
-    const raw = this.readRawBlock(entry);
+    const raw = decoded?.raw ?? this.readRawBlock(entry);
     if (!raw) throw new Error(`block ${entry.hashHex} is indexed as stored but missing from the database`);
     const flags = MANDATORY_SCRIPT_VERIFY_FLAGS;
     // Workers start decoding their copy of the block while this thread decodes its own.
@@ -566,7 +616,7 @@ export class Chain {
     let plan: ConnectPlan;
     let opoi: OpoiBlockChanges;
     try {
-      block = Block.decode(raw);
+      block = decoded?.block ?? Block.decode(raw);
       plan = planConnect(block, entry, this, this.params, flags, (tx, t, spent) => checks.add(tx, t, spent));
       opoi = this.opoi.connectBlock(block, plan.undo, entry.height, entry.hash);
     } catch (e) {
@@ -587,14 +637,26 @@ export class Chain {
     }
     entry.status |= BlockStatus.VALID_SCRIPTS;
     const t = this.db.tables;
+    const writeCoins = !this.catchingUp(entry) || this.coinsCache.bytes >= this.coinsCacheLimit;
     this.db.write(() => {
-      for (const key of plan.spentKeys) t.coins.remove(key);
-      for (const { key, coin } of plan.created) t.coins.put(key, encodeCoin(coin));
+      if (writeCoins) {
+        // The batch first: this block's changes go on top of the blocks before it.
+        this.coinsCache.write();
+        for (const key of plan.spentKeys) t.coins.remove(key);
+        for (const { key, coin } of plan.created) t.coins.put(key, encodeCoin(coin));
+        this.db.putMeta(COINS_KEY, Buffer.from(entry.hash));
+      }
       t.undo.put(Buffer.from(entry.hash), encodeUndo(plan.undo));
       opoi.write(entry.hash);
       t.index.put(Buffer.from(entry.hash), entry.encode());
       this.db.putMeta(TIP_KEY, Buffer.from(entry.hash));
     });
+    // Only once the transaction committed: a failed write leaves the cache as the table's companion.
+    if (writeCoins) this.coinsCache.clear();
+    else {
+      for (const key of plan.spentKeys) this.coinsCache.spend(key);
+      for (const { key, coin } of plan.created) this.coinsCache.add(key, coin);
+    }
     const written = performance.now();
     this.active[entry.height] = entry;
     this.active.length = entry.height + 1;
@@ -625,6 +687,8 @@ export class Chain {
   private disconnectTip(): void {
     const entry = this.tip;
     if (!entry.prev) throw new Error('cannot disconnect the genesis block');
+    // Undo data restores coins in the table, so the table must first be at this tip.
+    this.flushCoins();
     const block = this.readBlock(entry);
     const rawUndo = readLarge(this.db.tables.undo, Buffer.from(entry.hash));
     if (!block || !rawUndo) throw new Error(`block ${entry.hashHex} cannot be disconnected: its data or undo data is missing`);
@@ -643,6 +707,7 @@ export class Chain {
       }
       t.undo.remove(Buffer.from(entry.hash));
       this.db.putMeta(TIP_KEY, Buffer.from(entry.prev!.hash));
+      this.db.putMeta(COINS_KEY, Buffer.from(entry.prev!.hash));
       return this.opoi.disconnectBlock(entry.hash);
     });
     this.active.length = entry.height;
@@ -739,9 +804,65 @@ export class Chain {
     this.active = chain;
   }
 
-  /** Waits for queued mutations, then stops the script workers. */
+  /**
+   * Whether the coins of a block connected as `entry` may wait in the cache: during -reindex, or
+   * while more blocks are known to follow (a sync). At the tip every block writes its coins.
+   */
+  private catchingUp(entry: BlockIndexEntry): boolean {
+    return this.reindexing || this.bestHeader !== entry;
+  }
+
+  /** Writes the cached UTXO changes, recording that the table now reflects `at`. */
+  private flushCoins(at: BlockIndexEntry = this.tip): void {
+    if (this.coinsCache.size === 0) return;
+    const started = performance.now();
+    const coins = this.coinsCache.size;
+    this.db.write(() => {
+      this.coinsCache.write();
+      this.db.putMeta(COINS_KEY, Buffer.from(at.hash));
+    });
+    this.coinsCache.clear();
+    this.log.debug({ coins, height: at.height, ms: Math.round(performance.now() - started) }, 'coins cache written');
+  }
+
+  /**
+   * At load: the stored UTXO set reflects the block in `coins`, the tip or (after a crash while
+   * catching up) an ancestor of it. The blocks between are applied to it again, without their
+   * checks: they were fully validated when they connected, and their undo data is stored.
+   */
+  private catchUpCoins(): void {
+    const at = this.db.getMeta(COINS_KEY);
+    // A database from before the cache wrote coins with every block.
+    if (!at) {
+      this.db.write(() => this.db.putMeta(COINS_KEY, Buffer.from(this.tip.hash)));
+      return;
+    }
+    const from = this.byHash.get(hashToHex(at));
+    if (from === this.tip) return;
+    if (!from || !this.contains(from)) {
+      throw new Error(`the UTXO set in ${this.db.path} was written at block ${hashToHex(at)}, which is not on the active chain; run with -reindex`);
+    }
+    this.log.info({ from: from.height, to: this.height }, 'replaying blocks into the UTXO set after an unclean shutdown');
+    for (let height = from.height + 1; height <= this.height; height++) {
+      const entry = this.active[height];
+      const block = this.readBlock(entry);
+      if (!block) throw new Error(`block ${entry.hashHex} is on the active chain but missing from the database; run with -reindex`);
+      for (const tx of block.txs) {
+        const coinbase = tx.isCoinbase();
+        if (!coinbase) for (const input of tx.inputs) this.coinsCache.spend(coinKey(input.prevout));
+        tx.outputs.forEach((out, vout) => {
+          if (!isUnspendable(out.scriptPubKey)) this.coinsCache.add(coinKey({ txid: tx.txid, vout }), coinFromOutput(out, height, coinbase));
+        });
+      }
+      if (this.coinsCache.bytes >= this.coinsCacheLimit) this.flushCoins(entry);
+    }
+    this.flushCoins();
+  }
+
+  /** Waits for queued mutations, writes the coins cache, then stops the script workers. */
   async close(): Promise<void> {
     await this.queue;
+    this.flushCoins();
     await this.verifier.close();
   }
 }

@@ -22,11 +22,16 @@ export function registerChainMetrics(registry: MetricsRegistry, chain: Chain): v
   });
   const inputs = registry.counter({ name: 'csd_block_connect_inputs_total', help: 'Inputs verified by block connects.' });
   const height = registry.gauge({ name: 'csd_chain_height', help: 'Height of the active chain tip.' });
+  const cacheCoins = registry.gauge({ name: 'csd_coins_cache_coins', help: 'UTXO changes held in memory and not yet written (the coins cache).' });
+  const cacheBytes = registry.gauge({ name: 'csd_coins_cache_bytes', help: 'Estimated heap held by the coins cache, bounded by -dbcache.' });
   height.set({}, chain.height);
   chain.events.on('connect', ({ timing }) => {
     duration.observe({}, timing.seconds);
     for (const [name, seconds] of Object.entries(timing.phases)) phase.observe({ phase: name }, seconds);
     inputs.inc({}, timing.inputs);
+    const usage = chain.coinsCacheUsage;
+    cacheCoins.set({}, usage.coins);
+    cacheBytes.set({}, usage.bytes);
   });
   chain.events.on('tip', (tip) => height.set({}, tip.height));
 }

@@ -79,7 +79,14 @@ export class Node {
     const startedAt = Date.now();
     const clock = new NodeClock(o.mocktime);
     const db = ChainDatabase.open(join(config.paths.networkDir, 'chainstate'));
-    const chain = new Chain({ db, params: config.network, verifier: new ScriptVerifier(scriptThreads(o.par)), log, now: clock.now });
+    const chain = new Chain({
+      db,
+      params: config.network,
+      verifier: new ScriptVerifier(scriptThreads(o.par)),
+      log,
+      now: clock.now,
+      coinsCacheBytes: o.dbcache * 1024 * 1024,
+    });
     const feeEstimator = new FeeEstimator(clock.now);
     const mempool = new Mempool({
       chain,

@@ -1,0 +1,15 @@
+import { open } from 'lmdb';
+import { rmSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+rmSync('/work/scratch/lm', { recursive: true, force: true });
+const root = open({ path: '/work/scratch/lm', maxDbs: 4, keyEncoding: 'binary', encoding: 'binary', compression: false });
+const a = root.openDB({ name: 'a', keyEncoding: 'binary', encoding: 'binary' });
+const b = root.openDB({ name: 'b', keyEncoding: 'binary', encoding: 'binary' });
+const commits = (label) => { const t0 = performance.now(); for (let i = 0; i < 100; i++) root.transactionSync(() => b.put(randomBytes(32), Buffer.alloc(100))); console.log(label, ((performance.now() - t0) / 100).toFixed(2), 'ms/commit'); };
+commits('fresh');
+for (let j = 0; j < 10; j++) root.transactionSync(() => { for (let i = 0; i < 100000; i++) a.put(randomBytes(36), Buffer.alloc(40)); });
+commits('after 1M puts');
+a.clearSync();
+commits('after clearing them');
+commits('again');
+await root.close();

@@ -1,0 +1,168 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { hashToHex, type Block, type Transaction } from '@cs/consensus';
+import { OP_TRUE, nextBlock, openHarness, spendOpTrue, type Harness } from '../../test/chain-harness.ts';
+import type { Chain } from './chainstate.ts';
+import { CoinsCache } from './coins-cache.ts';
+import { coinKey, encodeCoin, type Coin } from './coins.ts';
+
+const coin = (value: bigint, height = 1): Coin => ({ value, scriptPubKey: OP_TRUE, height, coinbase: false });
+const key = (n: number) => coinKey({ txid: new Uint8Array(32).fill(n), vout: n });
+
+test('the cache answers for its changes and writes only what the table must learn', async () => {
+  const h = await openHarness();
+  try {
+    const table = h.db.tables.coins;
+    h.db.write(() => table.put(key(1), encodeCoin(coin(100n))));
+    const cache = new CoinsCache(table);
+
+    assert.equal(cache.get(key(1))?.value, 100n, 'a stored coin is read through');
+    cache.spend(key(1));
+    assert.equal(cache.get(key(1)), undefined, 'a spent stored coin is gone before the write');
+    cache.add(key(2), coin(200n));
+    cache.add(key(3), coin(300n));
+    cache.spend(key(3));
+    assert.equal(cache.get(key(2))?.value, 200n, 'a created coin is answered from the cache');
+    assert.equal(cache.size, 2, 'a coin created and spent in the cache leaves nothing behind');
+    assert.equal(table.get(key(1))?.length, encodeCoin(coin(100n)).length, 'nothing reaches the table before write()');
+
+    h.db.write(() => cache.write());
+    cache.clear();
+    assert.equal(cache.bytes, 0, 'cleared');
+    assert.equal(table.get(key(1)), undefined, 'the spent stored coin is removed');
+    assert.deepEqual(table.get(key(2)), encodeCoin(coin(200n)), 'the created coin is stored');
+    assert.equal(table.get(key(3)), undefined, 'the coin created and spent between writes never reaches the table');
+
+    // Spent then created again under the same key: the table's old value must be overwritten.
+    cache.spend(key(2));
+    cache.add(key(2), coin(222n));
+    h.db.write(() => cache.write());
+    assert.deepEqual(table.get(key(2)), encodeCoin(coin(222n)), 'overwritten');
+  } finally {
+    await h.close();
+  }
+});
+
+/** Every coin of the chain's UTXO set, comparable with deepEqual. */
+function utxoSet(chain: Chain): string[] {
+  return [...chain.coins()].map(
+    ({ key, coin }) => `${key.toString('hex')} ${coin.value} ${hashToHex(coin.scriptPubKey)} ${coin.height} ${coin.coinbase}`,
+  );
+}
+
+/**
+ * A chain with spends in every block after maturity: of stored coinbases, of outputs created a
+ * few blocks earlier (inside a cache batch) and of outputs created in the same block.
+ */
+async function buildBlocks(spendBlocks: number): Promise<Block[]> {
+  const h = await openHarness();
+  try {
+    const { chain } = h;
+    const accept = async (block: Block) => assert.equal((await chain.processBlock(block)).status, 'accepted');
+    for (let i = 0; i < 101; i++) await accept(nextBlock(chain));
+    let previous: Transaction | null = null;
+    for (let b = 0; b < spendBlocks; b++) {
+      const cb = chain.readBlock(chain.atHeight(b + 1)!)!.txs[0];
+      const value = cb.outputs[0].value;
+      const fan = spendOpTrue(
+        cb,
+        0,
+        [0n, 1n, 2n].map(() => ({ value: value / 4n, scriptPubKey: OP_TRUE })),
+      );
+      const inBlock = spendOpTrue(fan, 2, [{ value: value / 4n - 1000n, scriptPubKey: OP_TRUE }]);
+      const txs = [fan, inBlock];
+      if (previous) txs.push(spendOpTrue(previous, 1, [{ value: value / 4n - 1000n, scriptPubKey: OP_TRUE }]));
+      const fees = value - (3n * value) / 4n + BigInt(txs.length - 1) * 1000n;
+      await accept(nextBlock(chain, { txs, fees }));
+      previous = fan;
+    }
+    return Array.from({ length: chain.height }, (_, i) => chain.readBlock(chain.atHeight(i + 1)!)!);
+  } finally {
+    await h.close();
+  }
+}
+
+/** The UTXO set after each of `heights`, from a chain that connects `blocks` one at a time at its tip. */
+async function referenceSets(blocks: Block[], heights: number[]): Promise<Map<number, string[]>> {
+  const h = await openHarness();
+  const sets = new Map<number, string[]>();
+  try {
+    for (const block of blocks) {
+      assert.equal((await h.chain.processBlock(block)).status, 'accepted');
+      if (heights.includes(h.chain.height)) sets.set(h.chain.height, utxoSet(h.chain));
+    }
+    return sets;
+  } finally {
+    await h.close();
+  }
+}
+
+const storedCoinsAt = (h: Harness) => hashToHex(h.db.getMeta('coins')!);
+
+for (const coinsCacheBytes of [undefined, 1]) {
+  const label = coinsCacheBytes === undefined ? 'the default cache' : 'a cache of one byte';
+  test(`catching up with ${label}: coins wait in memory, a crash replays them, a reorg writes them first`, async () => {
+    const blocks = await buildBlocks(12);
+    const total = blocks.length;
+    const ref = await referenceSets(blocks, [total - 8, total - 3, total]);
+    const h = await openHarness({ coinsCacheBytes });
+    try {
+      // Headers first, as a sync gets them: every block connected below is behind the best header.
+      assert.equal(h.chain.acceptHeaders(blocks.map((b) => b.header)).last?.height, total);
+      for (const block of blocks.slice(0, total - 3)) assert.equal((await h.chain.processBlock(block)).status, 'accepted');
+      const cached = h.chain.coinsCacheUsage.coins;
+      if (coinsCacheBytes === undefined) {
+        assert.ok(cached > 0, 'coins wait in the cache while catching up');
+        assert.notEqual(storedCoinsAt(h), h.chain.tip.hashHex, 'the stored UTXO set is behind the tip');
+      } else {
+        assert.ok(cached <= 10, `a one-byte cache holds at most the last block's changes, not ${cached}`);
+      }
+      assert.deepEqual(
+        h.chain.getCoin({ txid: blocks[total - 4].txs[1].txid, vout: 1 })?.value,
+        blocks[total - 4].txs[1].outputs[1].value,
+        'a coin created in the batch',
+      );
+
+      await h.crash();
+      assert.equal(h.chain.height, total - 3, 'the tip survives the crash');
+      assert.equal(storedCoinsAt(h), h.chain.tip.hashHex, 'the load replayed the UTXO set up to the tip');
+      assert.equal(h.chain.coinsCacheUsage.coins, 0, 'and wrote it');
+      assert.deepEqual(utxoSet(h.chain), ref.get(total - 3), 'the replayed UTXO set is the one connecting block by block gives');
+
+      // The headers are stored, so the crashed node is still behind its best header: it batches again.
+      await h.chain.invalidateBlock(blocks[total - 9].header.hashHex);
+      assert.equal(h.chain.height, total - 9, 'invalidateblock disconnected down to the parent');
+      await h.chain.reconsiderBlock(blocks[total - 9].header.hashHex);
+      assert.equal(h.chain.height, total - 3, 'reconsiderblock connected back');
+      for (const block of blocks.slice(total - 3)) assert.equal((await h.chain.processBlock(block)).status, 'accepted');
+      assert.equal(h.chain.coinsCacheUsage.coins, 0, 'at the best header every change is written');
+      assert.equal(storedCoinsAt(h), h.chain.tip.hashHex, 'with the tip');
+      assert.deepEqual(utxoSet(h.chain), ref.get(total), 'the same UTXO set as connecting block by block');
+
+      await h.chain.reindex();
+      assert.equal(h.chain.coinsCacheUsage.coins, 0, 'reindex ends with everything written');
+      assert.deepEqual(utxoSet(h.chain), ref.get(total), 'reindex rebuilds the same set');
+    } finally {
+      await h.close();
+    }
+  });
+}
+
+test('a reorg with coins in the cache writes them before disconnecting', async () => {
+  const blocks = await buildBlocks(6);
+  const total = blocks.length;
+  const ref = await referenceSets(blocks, [total - 4]);
+  const h = await openHarness();
+  try {
+    h.chain.acceptHeaders(blocks.map((b) => b.header));
+    for (const block of blocks.slice(0, total - 1)) await h.chain.processBlock(block);
+    assert.ok(h.chain.coinsCacheUsage.coins > 0, 'coins are cached');
+    await h.chain.invalidateBlock(blocks[total - 4].header.hashHex);
+    assert.equal(h.chain.height, total - 4);
+    assert.deepEqual(utxoSet(h.chain), ref.get(total - 4), 'the disconnects restored the set of the fork point');
+    await h.crash();
+    assert.deepEqual(utxoSet(h.chain), ref.get(total - 4), 'and it is what the database holds');
+  } finally {
+    await h.close();
+  }
+});
