@@ -37,3 +37,16 @@ test('low-r signing grinds high r away: every signature is valid, deterministic 
   assert.ok(ground > 64, `only ${ground} of 256 plain signatures had a high r`);
   assert.ok(short > 0);
 });
+
+test('ecdsaVerify is a plain false for anything the native verifier cannot take or parse', () => {
+  const hash = message('a message');
+  const pub = publicKeyCreate(KEY1, true);
+  const sig = ecdsaSign(hash, KEY1).signature;
+  assert.equal(ecdsaVerify(sig, hash, pub), true, 'the valid signature');
+  assert.equal(ecdsaVerify(sig.subarray(0, 63), hash, pub), false, '63-byte signature');
+  assert.equal(ecdsaVerify(sig, hash.subarray(0, 31), pub), false, '31-byte message');
+  assert.equal(ecdsaVerify(sig, hash, pub.subarray(0, 32)), false, '32-byte key');
+  assert.equal(ecdsaVerify(sig, hash, Uint8Array.from([0x02, ...new Uint8Array(32).fill(0xff)])), false, 'key off the curve');
+  assert.equal(ecdsaVerify(new Uint8Array(64).fill(0xff), hash, pub), false, 'r and s above the order');
+  assert.equal(ecdsaVerify(sig, message('another message'), pub), false, 'another message');
+});

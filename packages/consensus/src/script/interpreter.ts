@@ -642,6 +642,32 @@ function p2wpkhScript(program: Uint8Array): Uint8Array {
   return s;
 }
 
+/**
+ * A P2WPKH witness: exactly a signature and a key, run through the implied P2PKH script. This is
+ * executeWitnessScript([sig, pubkey], p2wpkhScript(program)) without the stack machine, with the
+ * same rules in the same order, so the same error for every witness. Those opcodes cannot hit any
+ * limit (op count, stack size, minimal push) and CHECKSIG leaves exactly one element, so only the
+ * checks below remain; exceptions map to UNKNOWN_ERROR as in evalScript. Most inputs of today's
+ * blocks take this path, and the generic loop cost more than the hashing around the signature.
+ */
+export function executeP2wpkh(witness: readonly Uint8Array[], program: Uint8Array, flags: number, checker: SignatureChecker): ScriptError | null {
+  if (witness.length !== 2) return 'WITNESS_PROGRAM_MISMATCH';
+  const sig = witness[0];
+  const pubkey = witness[1];
+  if (sig.length > MAX_SCRIPT_ELEMENT_SIZE || pubkey.length > MAX_SCRIPT_ELEMENT_SIZE) return 'PUSH_SIZE';
+  try {
+    // DUP HASH160 <program> EQUALVERIFY
+    if (!bytesEqual(hash160(pubkey), program)) return 'EQUALVERIFY';
+    // CHECKSIG, then the witness script's clean-stack and truth checks on its result
+    const encodingError = checkSignatureEncoding(sig, flags) ?? checkPubKeyEncoding(pubkey, flags, SigVersion.WITNESS_V0);
+    if (encodingError !== null) return encodingError;
+    if (checker.checkEcdsaSignature(sig, pubkey, p2wpkhScript(program), SigVersion.WITNESS_V0)) return null;
+    return flags & ScriptFlags.NULLFAIL && sig.length > 0 ? 'NULLFAIL' : 'EVAL_FALSE';
+  } catch {
+    return 'UNKNOWN_ERROR';
+  }
+}
+
 function executeWitnessScript(stack: Uint8Array[], script: Uint8Array, flags: number, checker: SignatureChecker): ScriptError | null {
   for (const item of stack) if (item.length > MAX_SCRIPT_ELEMENT_SIZE) return 'PUSH_SIZE';
   const error = evalScript(stack, script, flags, checker, SigVersion.WITNESS_V0);
@@ -668,9 +694,7 @@ function verifyWitnessProgram(
       return executeWitnessScript(witness.slice(0, -1), script, flags, checker);
     }
     if (program.length === 20) {
-      // P2WPKH: exactly a signature and a key, run through the implied P2PKH script.
-      if (witness.length !== 2) return 'WITNESS_PROGRAM_MISMATCH';
-      return executeWitnessScript([witness[0], witness[1]], p2wpkhScript(program), flags, checker);
+      return executeP2wpkh(witness, program, flags, checker);
     }
     return 'WITNESS_PROGRAM_WRONG_LENGTH';
   }
@@ -678,6 +702,23 @@ function verifyWitnessProgram(
   // that predates their soft fork, unless policy asks to reject them.
   if (flags & ScriptFlags.DISCOURAGE_UPGRADABLE_WITNESS_PROGRAM) return 'DISCOURAGE_UPGRADABLE_WITNESS_PROGRAM';
   return null;
+}
+
+/** OP_0 <20 bytes>: a witness v0 keyhash output. */
+function isP2wpkhOutput(scriptPubKey: Uint8Array): boolean {
+  return scriptPubKey.length === 22 && scriptPubKey[0] === Op.OP_0 && scriptPubKey[1] === 20;
+}
+
+/**
+ * verifyScript for an empty scriptSig spending a P2WPKH output under WITNESS, without the stack
+ * machine. Evaluating the empty scriptSig and the two pushes of the scriptPubKey cannot fail (both
+ * pushes are minimal, P2SH does not match a 22-byte script); what remains is the truth of the
+ * program left on top, the witness program, and a stack that is then clean.
+ */
+function verifyP2wpkhSpend(witness: readonly Uint8Array[], program: Uint8Array, flags: number, checker: SignatureChecker): VerifyResult {
+  if (!castToBool(program)) return verifyFailure('EVAL_FALSE');
+  const error = executeP2wpkh(witness, program, flags, checker);
+  return error === null ? VERIFY_OK : verifyFailure(error);
 }
 
 /**
@@ -693,6 +734,9 @@ export function verifyScript(
   checker: SignatureChecker,
 ): VerifyResult {
   if (!isValidFlagCombination(flags)) throw new RangeError('invalid script verify flag combination');
+  if (scriptSig.length === 0 && flags & ScriptFlags.WITNESS && isP2wpkhOutput(scriptPubKey)) {
+    return verifyP2wpkhSpend(witness, scriptPubKey.subarray(2), flags, checker);
+  }
   if (flags & ScriptFlags.SIGPUSHONLY && !isPushOnly(scriptSig)) return verifyFailure('SIG_PUSHONLY');
 
   // scriptSig and scriptPubKey run one after the other on the same stack, never concatenated

@@ -62,7 +62,9 @@ function placeInteger(src: Uint8Array, start: number, len: number, out: Uint8Arr
     len--;
   }
   if (len > 32) return false;
-  out.set(src.subarray(start, start + len), off + 32 - len);
+  // A byte loop: for 32 bytes, creating a subarray for set() costs more than the copy.
+  const to = off + 32 - len;
+  for (let i = 0; i < len; i++) out[to + i] = src[start + i];
   return true;
 }
 
@@ -81,9 +83,6 @@ function strictDerToCompact(der: Uint8Array, out: Uint8Array): void {
     compare32(out, 32, ORDER) < 0;
   if (!ok) out.fill(0);
 }
-
-// Scratch for the LOW_S check, which only inspects the parsed value (JS is single-threaded).
-const lowSScratch = new Uint8Array(64);
 
 /** Core's IsValidSignatureEncoding: strict DER followed by one hash-type byte. */
 export function isValidSignatureEncoding(sig: Uint8Array): boolean {
@@ -104,12 +103,36 @@ export function checkSignatureEncoding(sig: Uint8Array, flags: number): ScriptEr
   if (flags & (ScriptFlags.DERSIG | ScriptFlags.LOW_S | ScriptFlags.STRICTENC) && !isValidSignatureEncoding(sig)) {
     return 'SIG_DER';
   }
-  if (flags & ScriptFlags.LOW_S) {
-    strictDerToCompact(sig, lowSScratch);
-    if (isHighS(lowSScratch)) return 'SIG_HIGH_S';
-  }
+  if (flags & ScriptFlags.LOW_S && isStrictDerHighS(sig)) return 'SIG_HIGH_S';
   if (flags & ScriptFlags.STRICTENC && !isDefinedHashtypeSignature(sig)) return 'SIG_HASHTYPE';
   return null;
+}
+
+/**
+ * Whether strictDerToCompact would give a high S, read in place: r and s fit in 32 bytes and are
+ * below the order (otherwise the parsed signature is all zeros), and s is above half the order.
+ */
+function isStrictDerHighS(der: Uint8Array): boolean {
+  const lenR = der[3];
+  const startS = 6 + lenR;
+  const lenS = der[5 + lenR];
+  return compareInteger(der, 4, lenR, ORDER) < 0 && compareInteger(der, startS, lenS, ORDER) < 0 && compareInteger(der, startS, lenS, HALF_ORDER) > 0;
+}
+
+/** Compares the big-endian integer src[start..start+len) with the 32-byte `ref`: <0, 0, >0. */
+function compareInteger(src: Uint8Array, start: number, len: number, ref: Uint8Array): number {
+  while (len > 0 && src[start] === 0) {
+    start++;
+    len--;
+  }
+  if (len > 32) return 1;
+  const pad = 32 - len;
+  for (let i = 0; i < pad; i++) if (ref[i] !== 0) return -1;
+  for (let i = 0; i < len; i++) {
+    const d = src[start + i] - ref[pad + i];
+    if (d !== 0) return d;
+  }
+  return 0;
 }
 
 function isHighS(compact: Uint8Array): boolean {
