@@ -20,7 +20,7 @@ import { type OpoiBlockChanges, OpoiStore } from '../opoi/store.ts';
 import { type ChainDatabase, readLarge, readLargeInto } from '../storage/database.ts';
 import { BlockIndexEntry, BlockStatus, FAILED_MASK, betterTip, decodeIndexRecord, findFork } from './block-index.ts';
 import { coinFromOutput, coinKey, decodeCoin, encodeCoin, writeCoinKey, type Coin } from './coins.ts';
-import { CoinsCache } from './coins-cache.ts';
+import { CoinsCache, latin1 } from './coins-cache.ts';
 import { type ConnectPlan, planConnect } from './connect.ts';
 import { nextWorkRequired } from './difficulty.ts';
 import { ChainEvents, type ConnectTiming } from './events.ts';
@@ -67,6 +67,12 @@ const TIP_KEY = 'tip';
 /** The block the stored UTXO set reflects: the tip, or an ancestor whose successors are replayed at load. */
 const COINS_KEY = 'coins';
 const DEFAULT_COINS_CACHE_BYTES = 450 * 1024 * 1024;
+/**
+ * During -reindex, blocks' own records (undo data, index status, tip) are committed together, this
+ * many at most: an interrupted reindex starts over anyway, and a commit per block cost more than
+ * its writes (two fsyncs each).
+ */
+const REINDEX_COMMIT_BLOCKS = 64;
 /** How long a measured database size is reused. */
 const DISK_SIZE_TTL_MS = 1000;
 /** How long -reindex runs before giving the event loop a turn (RPC warmup answers, signals). */
@@ -104,6 +110,8 @@ export class Chain {
   private readonly coinsCache: CoinsCache;
   private readonly coinsCacheLimit: number;
   private reindexing = false;
+  /** -reindex: connected blocks' records not yet committed, in connect order. */
+  private readonly pendingWrites: (() => void)[] = [];
   private readonly db: ChainDatabase;
   readonly params: ChainParams;
   private readonly verifier: ScriptVerifier;
@@ -330,8 +338,8 @@ export class Chain {
   }
 
   /** The coin stored under a coinKey. */
-  getCoinByKey(key: Uint8Array): Coin | undefined {
-    return this.coinsCache.get(key);
+  getCoinByKey(key: Uint8Array, id?: string): Coin | undefined {
+    return this.coinsCache.get(key, id);
   }
 
   /** The unwritten UTXO changes (the coins cache), for /metrics. */
@@ -638,24 +646,35 @@ export class Chain {
     entry.status |= BlockStatus.VALID_SCRIPTS;
     const t = this.db.tables;
     const writeCoins = !this.catchingUp(entry) || this.coinsCache.bytes >= this.coinsCacheLimit;
-    this.db.write(() => {
-      if (writeCoins) {
-        // The batch first: this block's changes go on top of the blocks before it.
-        this.coinsCache.write();
-        for (const key of plan.spentKeys) t.coins.remove(key);
-        for (const { key, coin } of plan.created) t.coins.put(key, encodeCoin(coin));
-        this.db.putMeta(COINS_KEY, Buffer.from(entry.hash));
-      }
-      t.undo.put(Buffer.from(entry.hash), encodeUndo(plan.undo));
+    const undo = encodeUndo(plan.undo);
+    const index = entry.encode();
+    const writeRecords = () => {
+      t.undo.put(Buffer.from(entry.hash), undo);
       opoi.write(entry.hash);
-      t.index.put(Buffer.from(entry.hash), entry.encode());
+      t.index.put(Buffer.from(entry.hash), index);
       this.db.putMeta(TIP_KEY, Buffer.from(entry.hash));
-    });
+    };
+    // The next block's OPoI rules read the stored OPoI state, so a block that changed it commits.
+    if (this.reindexing && !writeCoins && opoi.empty && this.pendingWrites.length < REINDEX_COMMIT_BLOCKS) {
+      this.pendingWrites.push(writeRecords);
+    } else {
+      this.db.write(() => {
+        this.writePending();
+        if (writeCoins) {
+          // The batch first: this block's changes go on top of the blocks before it.
+          this.coinsCache.write();
+          for (const id of plan.spent) t.coins.remove(Buffer.from(id, 'latin1'));
+          for (const { id, coin } of plan.created) t.coins.put(Buffer.from(id, 'latin1'), encodeCoin(coin));
+          this.db.putMeta(COINS_KEY, Buffer.from(entry.hash));
+        }
+        writeRecords();
+      });
+    }
     // Only once the transaction committed: a failed write leaves the cache as the table's companion.
     if (writeCoins) this.coinsCache.clear();
     else {
-      for (const key of plan.spentKeys) this.coinsCache.spend(key);
-      for (const { key, coin } of plan.created) this.coinsCache.add(key, coin);
+      for (const id of plan.spent) this.coinsCache.spend(id);
+      for (const { id, coin } of plan.created) this.coinsCache.add(id, coin);
     }
     const written = performance.now();
     this.active[entry.height] = entry;
@@ -687,7 +706,7 @@ export class Chain {
   private disconnectTip(): void {
     const entry = this.tip;
     if (!entry.prev) throw new Error('cannot disconnect the genesis block');
-    // Undo data restores coins in the table, so the table must first be at this tip.
+    // The undo data is read back and restores coins in the table: both must first be at this tip.
     this.flushCoins();
     const block = this.readBlock(entry);
     const rawUndo = readLarge(this.db.tables.undo, Buffer.from(entry.hash));
@@ -812,17 +831,30 @@ export class Chain {
     return this.reindexing || this.bestHeader !== entry;
   }
 
-  /** Writes the cached UTXO changes, recording that the table now reflects `at`. */
+  /** Puts the records of blocks whose commit was deferred; inside a write transaction. */
+  private writePending(): void {
+    for (const write of this.pendingWrites) write();
+    this.pendingWrites.length = 0;
+  }
+
+  /**
+   * Writes the cached UTXO changes (and any deferred block records), recording that the table now
+   * reflects `at`.
+   */
   private flushCoins(at: BlockIndexEntry = this.tip): void {
-    if (this.coinsCache.size === 0) return;
+    if (this.coinsCache.size === 0 && this.pendingWrites.length === 0) return;
     const started = performance.now();
     const coins = this.coinsCache.size;
     this.db.write(() => {
+      this.writePending();
       this.coinsCache.write();
       this.db.putMeta(COINS_KEY, Buffer.from(at.hash));
     });
     this.coinsCache.clear();
-    this.log.debug({ coins, height: at.height, ms: Math.round(performance.now() - started) }, 'coins cache written');
+    const fields = { coins, height: at.height, ms: Math.round(performance.now() - started) };
+    // A large write is a pause an operator may notice; small ones happen with every block at the tip.
+    if (coins >= 100_000) this.log.info(fields, 'coins cache written');
+    else this.log.debug(fields, 'coins cache written');
   }
 
   /**
@@ -849,9 +881,9 @@ export class Chain {
       if (!block) throw new Error(`block ${entry.hashHex} is on the active chain but missing from the database; run with -reindex`);
       for (const tx of block.txs) {
         const coinbase = tx.isCoinbase();
-        if (!coinbase) for (const input of tx.inputs) this.coinsCache.spend(coinKey(input.prevout));
+        if (!coinbase) for (const input of tx.inputs) this.coinsCache.spend(latin1(coinKey(input.prevout)));
         tx.outputs.forEach((out, vout) => {
-          if (!isUnspendable(out.scriptPubKey)) this.coinsCache.add(coinKey({ txid: tx.txid, vout }), coinFromOutput(out, height, coinbase));
+          if (!isUnspendable(out.scriptPubKey)) this.coinsCache.add(latin1(coinKey({ txid: tx.txid, vout })), coinFromOutput(out, height, coinbase));
         });
       }
       if (this.coinsCache.bytes >= this.coinsCacheLimit) this.flushCoins(entry);

@@ -3,11 +3,29 @@ import assert from 'node:assert/strict';
 import { hashToHex, type Block, type Transaction } from '@cs/consensus';
 import { OP_TRUE, nextBlock, openHarness, spendOpTrue, type Harness } from '../../test/chain-harness.ts';
 import type { Chain } from './chainstate.ts';
-import { CoinsCache } from './coins-cache.ts';
-import { coinKey, encodeCoin, type Coin } from './coins.ts';
+import { CoinsCache, latin1 } from './coins-cache.ts';
+import { coinFromLatin1, coinKey, coinToLatin1, encodeCoin, type Coin } from './coins.ts';
 
 const coin = (value: bigint, height = 1): Coin => ({ value, scriptPubKey: OP_TRUE, height, coinbase: false });
 const key = (n: number) => coinKey({ txid: new Uint8Array(32).fill(n), vout: n });
+const id = (n: number) => latin1(key(n));
+
+test('the cache form of a coin is encodeCoin read as latin1, and reads back equal', () => {
+  const scripts = [0, 1, 22, 252, 253, 300, 10_000].map((n) => Uint8Array.from({ length: n }, (_, i) => (i * 7 + n) & 0xff));
+  for (const scriptPubKey of scripts) {
+    for (const [value, height, coinbase] of [
+      [0n, 0, false],
+      [1n, 1, true],
+      [2_100_000_000_000_000n, 0x7fffffff, true],
+      [123_456_789n, 1_234_567, false],
+    ] as const) {
+      const c: Coin = { value, scriptPubKey, height, coinbase };
+      const s = coinToLatin1('F', c);
+      assert.equal(s.slice(1), encodeCoin(c).toString('latin1'), `bytes of ${value}/${height}/${scriptPubKey.length}`);
+      assert.deepEqual(coinFromLatin1(s, 1), c, `read back ${value}/${height}/${scriptPubKey.length}`);
+    }
+  }
+});
 
 test('the cache answers for its changes and writes only what the table must learn', async () => {
   const h = await openHarness();
@@ -17,11 +35,11 @@ test('the cache answers for its changes and writes only what the table must lear
     const cache = new CoinsCache(table);
 
     assert.equal(cache.get(key(1))?.value, 100n, 'a stored coin is read through');
-    cache.spend(key(1));
+    cache.spend(id(1));
     assert.equal(cache.get(key(1)), undefined, 'a spent stored coin is gone before the write');
-    cache.add(key(2), coin(200n));
-    cache.add(key(3), coin(300n));
-    cache.spend(key(3));
+    cache.add(id(2), coin(200n));
+    cache.add(id(3), coin(300n));
+    cache.spend(id(3));
     assert.equal(cache.get(key(2))?.value, 200n, 'a created coin is answered from the cache');
     assert.equal(cache.size, 2, 'a coin created and spent in the cache leaves nothing behind');
     assert.equal(table.get(key(1))?.length, encodeCoin(coin(100n)).length, 'nothing reaches the table before write()');
@@ -34,8 +52,8 @@ test('the cache answers for its changes and writes only what the table must lear
     assert.equal(table.get(key(3)), undefined, 'the coin created and spent between writes never reaches the table');
 
     // Spent then created again under the same key: the table's old value must be overwritten.
-    cache.spend(key(2));
-    cache.add(key(2), coin(222n));
+    cache.spend(id(2));
+    cache.add(id(2), coin(222n));
     h.db.write(() => cache.write());
     assert.deepEqual(table.get(key(2)), encodeCoin(coin(222n)), 'overwritten');
   } finally {

@@ -1,5 +1,5 @@
 import type { Table } from '../storage/database.ts';
-import { decodeCoin, encodeCoin, type Coin } from './coins.ts';
+import { coinFromLatin1, coinToLatin1, decodeCoin, type Coin } from './coins.ts';
 
 /**
  * Heap cost of one entry beyond its value's characters: the 36-character key, the value string's
@@ -38,34 +38,35 @@ export class CoinsCache {
     return this.entries.size;
   }
 
-  /** The unspent coin under `key` as of the last applied block, from the cache or the table. */
-  get(key: Uint8Array): Coin | undefined {
-    const v = this.entries.get(latin1(key));
+  /**
+   * The unspent coin under `key` as of the last applied block, from the cache or the table; `id`
+   * is the key read as latin1, when the caller has it already.
+   */
+  get(key: Uint8Array, id: string = latin1(key)): Coin | undefined {
+    const v = this.entries.get(id);
     if (v === undefined) {
       // The fast read returns LMDB's reused buffer: decoding copies out what it keeps right away.
       const raw = this.table.getBinaryFast(key as Buffer);
       return raw ? decodeCoin(raw) : undefined;
     }
-    return v === SPENT ? undefined : decodeCoin(Buffer.from(v, 'latin1').subarray(1));
+    return v === SPENT ? undefined : coinFromLatin1(v, 1);
   }
 
-  /** Records that the coin under `key` (which exists) is spent. */
-  spend(key: Uint8Array): void {
-    const k = latin1(key);
+  /** Records that the coin under the key `k` (read as latin1), which exists, is spent. */
+  spend(k: string): void {
     const v = this.entries.get(k);
     if (v !== undefined) this.valueBytes -= v.length;
     if (v !== undefined && v[0] === FRESH) this.entries.delete(k);
     else this.entries.set(k, SPENT);
   }
 
-  /** Records a coin created under `key`. */
-  add(key: Uint8Array, coin: Coin): void {
-    const k = latin1(key);
+  /** Records a coin created under the key `k` (read as latin1). */
+  add(k: string, coin: Coin): void {
     const before = this.entries.get(k);
     // A key the table may still hold must be overwritten there; only a never-stored coin is fresh.
     const state = before === undefined ? FRESH : DIRTY;
     if (before !== undefined) this.valueBytes -= before.length;
-    const v = state + encodeCoin(coin).toString('latin1');
+    const v = coinToLatin1(state, coin);
     this.valueBytes += v.length;
     this.entries.set(k, v);
   }
@@ -91,6 +92,6 @@ export class CoinsCache {
   }
 }
 
-function latin1(key: Uint8Array): string {
+export function latin1(key: Uint8Array): string {
   return Buffer.from(key.buffer, key.byteOffset, key.byteLength).toString('latin1');
 }

@@ -12,23 +12,26 @@ import {
   type TxOut,
 } from '@cs/consensus';
 import type { BlockIndexEntry } from './block-index.ts';
-import { coinFromOutput, coinKey, type Coin } from './coins.ts';
+import { coinFromOutput, writeCoinKey, type Coin } from './coins.ts';
 import { sequenceLocks, sequenceLocksSatisfied } from './sequence-locks.ts';
 import type { BlockUndo } from './undo.ts';
 
+/** Scratch key for lookups: the source copies what it keeps (as a latin1 string). */
+const lookupKey = Buffer.alloc(36);
+
 /** Read access to the UTXO set as of the block's parent. */
 export interface CoinSource {
-  /** The unspent coin stored under `key` (a coinKey), if any. */
-  getCoinByKey(key: Uint8Array): Coin | undefined;
+  /** The unspent coin stored under `key` (a coinKey; `id` is the same key read as latin1), if any. */
+  getCoinByKey(key: Uint8Array, id: string): Coin | undefined;
 }
 
 /** Everything applying a block changes, computed before anything is written. */
 export interface ConnectPlan {
   readonly undo: BlockUndo;
-  /** Keys of coins that existed before the block and are now spent. */
-  readonly spentKeys: Buffer[];
-  /** Coins the block creates that are still unspent at its end. */
-  readonly created: { key: Buffer; coin: Coin }[];
+  /** Coins that existed before the block and are now spent: their keys read as latin1. */
+  readonly spent: string[];
+  /** Coins the block creates that are still unspent at its end, under their keys read as latin1. */
+  readonly created: { id: string; coin: Coin }[];
   readonly fees: bigint;
 }
 
@@ -54,8 +57,7 @@ export function planConnect(
   const parent = entry.prev;
   if (!parent) throw new Error('the genesis block is never connected through planConnect');
   // Keyed by the coin key read as latin1: one character per byte, the cheapest string of it.
-  const inBlock = new Map<string, { key: Buffer; coin: Coin }>();
-  const spentKeys: Buffer[] = [];
+  const inBlock = new Map<string, Coin>();
   const spentFromSet = new Set<string>();
   const undo: BlockUndo = [];
   let fees = 0n;
@@ -68,19 +70,13 @@ export function planConnect(
     if (!coinbase) {
       let valueIn = 0n;
       for (const input of tx.inputs) {
-        const key = coinKey(input.prevout);
+        const key = writeCoinKey(input.prevout, lookupKey);
         const k = key.toString('latin1');
-        let coin: Coin | undefined;
-        const created = inBlock.get(k);
-        if (created) {
-          coin = created.coin;
-          inBlock.delete(k);
-        } else if (!spentFromSet.has(k)) {
-          coin = coins.getCoinByKey(key);
-          if (coin) {
-            spentFromSet.add(k);
-            spentKeys.push(key);
-          }
+        let coin = inBlock.get(k);
+        if (coin) inBlock.delete(k);
+        else if (!spentFromSet.has(k)) {
+          coin = coins.getCoinByKey(key, k);
+          if (coin) spentFromSet.add(k);
         }
         if (!coin) {
           throw new ValidationError(
@@ -125,8 +121,7 @@ export function planConnect(
     tx.outputs.forEach((out, vout) => {
       // Provably unspendable outputs never enter the UTXO set (Core's AddCoins).
       if (isUnspendable(out.scriptPubKey)) return;
-      const key = coinKey({ txid: tx.txid, vout });
-      inBlock.set(key.toString('latin1'), { key, coin: coinFromOutput(out, height, coinbase) });
+      inBlock.set(writeCoinKey({ txid: tx.txid, vout }, lookupKey).toString('latin1'), coinFromOutput(out, height, coinbase));
     });
   }
 
@@ -134,5 +129,8 @@ export function planConnect(
   const allowed = blockSubsidy(height, params) + fees;
   if (claimed > allowed) throw new ValidationError('bad-cb-amount', `coinbase pays too much (actual=${claimed} vs limit=${allowed})`);
 
-  return { undo, spentKeys, created: [...inBlock.values()], fees };
+  const created: { id: string; coin: Coin }[] = [];
+  for (const [id, coin] of inBlock) created.push({ id, coin });
+  // A Set iterates in insertion order: the spends in block order.
+  return { undo, spent: [...spentFromSet], created, fees };
 }

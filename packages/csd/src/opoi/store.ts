@@ -69,6 +69,8 @@ type AnyRecord = RequestRecord | CommitRecord | StakeRecord;
 /** A block's OPoI changes, ready to be written with the block. */
 export interface OpoiBlockChanges {
   readonly events: readonly OpoiEvent[];
+  /** The block changed no OPoI record: the next block reads the same state whether this one is written or not. */
+  readonly empty: boolean;
   /** Puts the changes and their undo record; call inside the block's database transaction. */
   write(blockHash: Uint8Array): void;
 }
@@ -188,10 +190,11 @@ export class OpoiStore {
     const events = applyOpoiBlock(overlay, block, spent, height, blockHash, this.params);
     const writes = overlay.changes();
     // Most blocks carry no OPoI step: they keep no undo record (disconnectBlock reads none as no change).
-    if (writes.length === 0 && events.length === 0) return { events, write: () => {} };
+    if (writes.length === 0 && events.length === 0) return { events, empty: true, write: () => {} };
     const undo = this.undoRecord(writes, events);
     return {
       events,
+      empty: false,
       write: (hash) => {
         for (const w of writes) this.apply(w);
         this.db.tables.opoiundo.put(Buffer.from(hash), undo);
