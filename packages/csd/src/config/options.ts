@@ -104,7 +104,7 @@ export const NODE_OPTIONS = {
   dbcache: integer({
     category: 'general',
     arg: '<MiB>',
-    description: 'Database cache size in MiB.',
+    description: 'Memory for UTXO changes not yet written while catching up (sync, -reindex), in MiB.',
     default: 450,
     min: 4,
   }),
