@@ -110,6 +110,8 @@ export class Chain {
   private readonly coinsCache: CoinsCache;
   private readonly coinsCacheLimit: number;
   private reindexing = false;
+  /** -reindex: work for this thread while the script threads check a block (reading the next one). */
+  private whileVerifying: (() => void) | null = null;
   /** -reindex: connected blocks' records not yet committed, in connect order. */
   private readonly pendingWrites: (() => void)[] = [];
   private readonly db: ChainDatabase;
@@ -205,6 +207,18 @@ export class Chain {
     // shift(), which would make a long chain quadratic.
     const queue = [...(children.get(this.params.genesis.header.hashHex) ?? [])];
     let lastYield = performance.now();
+    const read = (hashHex: string): { hashHex: string; raw: Buffer; block: Block } | null => {
+      const raw = readLarge(t.blocks, Buffer.from(headers.get(hashHex)!));
+      if (!raw) return null;
+      const block = Block.decode(raw);
+      // The transaction hashes are the bulk of the block's own checks; they are cached once made.
+      for (const tx of block.txs) {
+        void tx.txid;
+        void tx.wtxid;
+      }
+      return { hashHex, raw, block };
+    };
+    const prefetched: { next: ReturnType<typeof read> } = { next: null };
     this.reindexing = true;
     try {
       for (let next = 0; next < queue.length; next++) {
@@ -217,9 +231,15 @@ export class Chain {
           }
         }
         const hashHex = queue[next];
-        const raw = readLarge(t.blocks, Buffer.from(headers.get(hashHex)!));
-        if (!raw) continue;
-        const result = await this.processBlockNow(Block.decode(raw), raw, true);
+        const current = prefetched.next?.hashHex === hashHex ? prefetched.next : read(hashHex);
+        if (!current) continue;
+        // While the script threads check this block, this thread reads the one most likely next:
+        // a sibling already queued, or else its first child.
+        this.whileVerifying = () => {
+          const likely = queue[next + 1] ?? children.get(hashHex)?.[0];
+          prefetched.next = likely === undefined ? null : read(likely);
+        };
+        const result = await this.processBlockNow(current.block, current.raw, true);
         if (result.status === 'rejected') this.log.warn({ hash: hashHex, reason: result.reason }, 'stored block rejected during reindex');
         else queue.push(...(children.get(hashHex) ?? []));
         done++;
@@ -230,6 +250,7 @@ export class Chain {
       }
     } finally {
       this.reindexing = false;
+      this.whileVerifying = null;
       this.flushCoins();
     }
     this.db.write(() => this.db.tables.meta.remove(Buffer.from('reindex')));
@@ -634,6 +655,11 @@ export class Chain {
       return false;
     }
     const planned = performance.now();
+    if (this.whileVerifying) {
+      const work = this.whileVerifying;
+      this.whileVerifying = null;
+      work();
+    }
     const scriptFailure = await checks.finish();
     const verified = performance.now();
     if (scriptFailure) {
