@@ -35,7 +35,8 @@ export class PoolStats {
     private readonly solutionsPerDifficulty: number,
   ) {}
 
-  private entry(address: string, worker: string): WorkerStats {
+  /** A worker's entry, created on first use; a connection keeps it, so a share costs no key lookup. */
+  worker(address: string, worker: string): WorkerStats {
     const key = `${address}.${worker}`;
     let w = this.workers.get(key);
     if (!w) {
@@ -45,13 +46,8 @@ export class PoolStats {
     return w;
   }
 
-  connected(address: string, worker: string, delta: 1 | -1): void {
-    this.entry(address, worker).connected += delta;
-  }
-
-  share(address: string, worker: string, outcome: ShareOutcome, difficulty: number, now: number): void {
+  share(w: WorkerStats, outcome: ShareOutcome, difficulty: number, now: number): void {
     this.totals[outcome]++;
-    const w = this.entry(address, worker);
     if (outcome === 'valid') {
       w.valid++;
       w.lastShare = now;
