@@ -13,7 +13,11 @@ export interface WorkerStats {
   invalid: number;
   stale: number;
   lastShare: number;
-  /** [time ms, difficulty] of the valid shares inside the window, oldest first. */
+  /**
+   * [second's start ms, summed difficulty] of the valid shares inside the window, one entry per
+   * second with shares, oldest first: a busy worker's window stays small, and a share allocates
+   * nothing that outlives it.
+   */
   readonly recent: [number, number][];
   connected: number;
 }
@@ -51,7 +55,10 @@ export class PoolStats {
     if (outcome === 'valid') {
       w.valid++;
       w.lastShare = now;
-      w.recent.push([now, difficulty]);
+      const second = now - (now % 1000);
+      const last = w.recent.at(-1);
+      if (last?.[0] === second) last[1] += difficulty;
+      else w.recent.push([second, difficulty]);
     } else if (outcome === 'stale') w.stale++;
     else w.invalid++;
     this.prune(w, now);

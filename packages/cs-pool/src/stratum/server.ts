@@ -101,6 +101,9 @@ interface Login {
 
 class Connection {
   readonly splitter = new LineSplitter();
+  /** Received lines not answered yet, from `next` on. */
+  backlog: readonly string[] = NO_LINES;
+  next = 0;
   subscribed = false;
   nonce1: Uint8Array | null = null;
   sessionId: string | null = null;
@@ -174,6 +177,10 @@ class Connection {
 function flush(c: Connection): void {
   c.flush();
 }
+
+/** How long one connection's requests may run before the event loop turns (StratumServer.work). */
+const TURN_SLICE_MS = 2;
+const NO_LINES: readonly string[] = Object.freeze([]);
 
 /** A job's mining.notify line, encoded once for every miner it goes to: bytes for broadcasts, text for a connection's queue. */
 interface NotifyLine {
@@ -295,26 +302,58 @@ export class StratumServer {
     } catch (e) {
       return this.ban(c, (e as Error).message);
     }
-    for (const line of lines) {
-      if (c.closed) return;
-      let msg: ReturnType<typeof decodeMessage>;
-      try {
-        msg = decodeMessage(line);
-      } catch (e) {
-        if (e instanceof StratumProtocolError) return this.ban(c, e.message);
-        throw e;
+    // A paused socket delivers nothing, so the backlog is normally empty here.
+    c.backlog = c.next === c.backlog.length ? lines : [...c.backlog.slice(c.next), ...lines];
+    c.next = 0;
+    this.work(c);
+  }
+
+  /**
+   * Answers the connection's waiting lines for at most TURN_SLICE_MS, then pauses its socket and
+   * lets the event loop turn before going on. A 64 KB chunk of pipelined submits is a few hundred
+   * Equihash checks: answered in one go, it held up every other miner, new jobs and LMDB's group
+   * commit (whose steps each wait for a turn) for tens of milliseconds per connection, so shares
+   * waited for their commit long enough to outlive young-generation collections.
+   */
+  private work(c: Connection): void {
+    const until = performance.now() + TURN_SLICE_MS;
+    while (c.next < c.backlog.length) {
+      if (c.closed || c.socket.destroyed) return;
+      if (!this.request(c, c.backlog[c.next++])) return;
+      if (c.next < c.backlog.length && performance.now() >= until) {
+        c.socket.pause();
+        setImmediate(() => this.work(c));
+        return;
       }
-      if (msg.kind !== 'request') continue;
-      const { id, method } = msg;
-      let pending: Promise<void> | undefined;
-      try {
-        pending = this.handle(c, id, method, msg.params);
-      } catch (e) {
-        this.refuse(c, id, method, e);
-        continue;
-      }
-      pending?.catch((e: unknown) => this.refuse(c, id, method, e));
     }
+    c.backlog = NO_LINES;
+    c.next = 0;
+    if (c.socket.isPaused()) c.socket.resume();
+  }
+
+  /** One line: false when the connection was banned for it. */
+  private request(c: Connection, line: string): boolean {
+    let msg: ReturnType<typeof decodeMessage>;
+    try {
+      msg = decodeMessage(line);
+    } catch (e) {
+      if (e instanceof StratumProtocolError) {
+        this.ban(c, e.message);
+        return false;
+      }
+      throw e;
+    }
+    if (msg.kind !== 'request') return true;
+    const { id, method } = msg;
+    let pending: Promise<void> | undefined;
+    try {
+      pending = this.handle(c, id, method, msg.params);
+    } catch (e) {
+      this.refuse(c, id, method, e);
+      return true;
+    }
+    pending?.catch((e: unknown) => this.refuse(c, id, method, e));
+    return true;
   }
 
   private refuse(c: Connection, id: StratumId, method: string, e: unknown): void {
