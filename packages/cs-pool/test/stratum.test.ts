@@ -73,6 +73,23 @@ test('a valid share is accepted and counted', async () => {
   assert.equal(all.find((w) => w.address === address && w.worker === 'counted')?.valid, 1, '/api/workers lists the worker of every address');
 });
 
+test('400 submits pipelined in one write are all answered, and another miner is answered meanwhile', async () => {
+  const flood = await client();
+  await flood.subscribe();
+  await flood.authorize(`${address}.flood`);
+  const other = await client();
+  await other.subscribe();
+  await other.authorize(`${address}.beside`);
+  const params = Array.from({ length: 400 }, () => flood.solve(REGTEST.equihash, false, `${address}.flood`).params);
+  // Far more than one turn of the event loop's work: the pool answers them in slices.
+  const replies = flood.sendEncoded(flood.encodeRequests('mining.submit', params));
+  assert.deepEqual(await other.submit(other.solve(REGTEST.equihash, false, `${address}.beside`).params), { result: true, error: null });
+  const answers = await Promise.all(replies);
+  assert.equal(answers.filter((r) => r.result === true).length, 400, 'every pipelined share is accepted');
+  const workers = await pool.api<{ worker: string; valid: number }[]>(`/api/user/${address}/workers`);
+  assert.equal(workers.find((w) => w.worker === 'flood')?.valid, 400);
+});
+
 test('rejections carry ZIP 301 codes: 25 not subscribed, 24 unauthorized, 21 stale, 22 duplicate, 23 low difficulty, 20 malformed', async () => {
   const c = await client();
   assert.equal((await c.request('mining.authorize', [`${address}.x`, 'x'])).error?.[0], 25);

@@ -4,7 +4,7 @@
  * shares are committed in groups.
  */
 import { mkdirSync } from 'node:fs';
-import { open, type Database, type RootDatabase } from 'lmdb';
+import { asBinary, open, type Database, type RootDatabase } from 'lmdb';
 import {
   ZERO_BALANCE,
   type AccountingStore,
@@ -15,9 +15,12 @@ import {
   type PaymentRecord,
   type StoredShare,
 } from './store.ts';
-import { decodeRecord, encodeRecord, type Json } from './records.ts';
+import { decodeRecord, encodeRecord, shareRecordJson, type Json } from './records.ts';
 
 const PAGE = 1000;
+
+/** JSON bytes put as they are (lmdb-js's Binary; its typings only take the table's value type), read back as JSON. */
+const preEncoded = (json: Buffer) => asBinary(json) as unknown as Json;
 
 export class LmdbStore implements AccountingStore {
   private readonly root: RootDatabase;
@@ -28,7 +31,7 @@ export class LmdbStore implements AccountingStore {
   private readonly metaTable: Database<string, string>;
   private nextSeq: number;
   /** Shares waiting for the next write transaction; null once it has taken them. */
-  private openBatch: [number, Json][] | null = null;
+  private openBatch: [number, Buffer][] | null = null;
   private batchDurable: Promise<void> = Promise.resolve();
 
   constructor(path: string) {
@@ -53,7 +56,8 @@ export class LmdbStore implements AccountingStore {
    */
   addShare(share: NewShare): Promise<number> {
     const seq = this.nextSeq++;
-    const entry: [number, Json] = [seq, encodeRecord(share)];
+    // The table's JSON, encoded here: lmdb-js stores the bytes as they are and reads them back as JSON.
+    const entry: [number, Buffer] = [seq, Buffer.from(shareRecordJson(share))];
     if (this.openBatch) this.openBatch.push(entry);
     else {
       // Open before committing: should the transaction run its callback at once, it closes this batch.
@@ -63,10 +67,10 @@ export class LmdbStore implements AccountingStore {
     return this.batchDurable.then(() => seq);
   }
 
-  private async commitShares(batch: [number, Json][]): Promise<void> {
+  private async commitShares(batch: [number, Buffer][]): Promise<void> {
     await this.root.transaction(() => {
       if (this.openBatch === batch) this.openBatch = null;
-      for (const [seq, record] of batch) this.shares.put(seq, record);
+      for (const [seq, record] of batch) this.shares.put(seq, preEncoded(record));
     });
     await this.root.flushed;
   }

@@ -13,7 +13,11 @@ export interface WorkerStats {
   invalid: number;
   stale: number;
   lastShare: number;
-  /** [time ms, difficulty] of the valid shares inside the window, oldest first. */
+  /**
+   * [second's start ms, summed difficulty] of the valid shares inside the window, one entry per
+   * second with shares, oldest first: a busy worker's window stays small, and a share allocates
+   * nothing that outlives it.
+   */
   readonly recent: [number, number][];
   connected: number;
 }
@@ -35,7 +39,8 @@ export class PoolStats {
     private readonly solutionsPerDifficulty: number,
   ) {}
 
-  private entry(address: string, worker: string): WorkerStats {
+  /** A worker's entry, created on first use; a connection keeps it, so a share costs no key lookup. */
+  worker(address: string, worker: string): WorkerStats {
     const key = `${address}.${worker}`;
     let w = this.workers.get(key);
     if (!w) {
@@ -45,17 +50,15 @@ export class PoolStats {
     return w;
   }
 
-  connected(address: string, worker: string, delta: 1 | -1): void {
-    this.entry(address, worker).connected += delta;
-  }
-
-  share(address: string, worker: string, outcome: ShareOutcome, difficulty: number, now: number): void {
+  share(w: WorkerStats, outcome: ShareOutcome, difficulty: number, now: number): void {
     this.totals[outcome]++;
-    const w = this.entry(address, worker);
     if (outcome === 'valid') {
       w.valid++;
       w.lastShare = now;
-      w.recent.push([now, difficulty]);
+      const second = now - (now % 1000);
+      const last = w.recent.at(-1);
+      if (last?.[0] === second) last[1] += difficulty;
+      else w.recent.push([second, difficulty]);
     } else if (outcome === 'stale') w.stale++;
     else w.invalid++;
     this.prune(w, now);

@@ -143,7 +143,7 @@ export class Pool {
           return valid;
         },
         addressScript: (address) => addressToScript(address, net.address),
-        onShare: (s): Promise<void> => pool.onShare(s),
+        onShare: (s) => pool.onShare(s),
       },
       stats,
       log,
@@ -207,8 +207,9 @@ export class Pool {
     return this.processing;
   }
 
-  private async onShare(s: AcceptedShare): Promise<void> {
-    const seq = await this.store.addShare({
+  /** Resolves once the share is durable. Not async: the usual share, not a block, keeps nothing of itself alive while it waits. */
+  private onShare(s: AcceptedShare): Promise<unknown> {
+    const stored = this.store.addShare({
       address: s.address,
       worker: s.worker,
       work: s.work,
@@ -216,8 +217,11 @@ export class Pool {
       solo: s.solo,
       time: Date.now(),
     });
-    if (!s.share.isBlock) return;
-    // The miner hears `true` now; the block goes to the node right away, concurrently.
+    return s.share.isBlock ? stored.then((seq) => this.submitBlock(s, seq)) : stored;
+  }
+
+  /** The miner hears `true` now; the block goes to the node right away, concurrently. */
+  private submitBlock(s: AcceptedShare, seq: number): void {
     void submitFoundBlock(
       { job: s.job, share: s.share, address: s.address, worker: s.worker, solo: s.solo, shareSeq: seq },
       this.rpc,

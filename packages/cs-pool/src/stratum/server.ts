@@ -32,7 +32,7 @@ import {
   type ValidShare,
 } from '@cs/stratum';
 import type { Logger } from 'pino';
-import type { PoolStats } from '../api/stats.ts';
+import type { PoolStats, WorkerStats } from '../api/stats.ts';
 import { crashArmed, crashPoint } from '../node/crash.ts';
 import type { JobManager } from './jobs.ts';
 import { Nonce1Allocator } from './nonce1.ts';
@@ -89,17 +89,21 @@ export interface ServerHooks {
   /** The output script of a validated address (a solo finder's coinbase output). */
   addressScript(address: string): Uint8Array;
   /** Stores the share; resolves once it is durable. */
-  onShare(share: AcceptedShare): Promise<void>;
+  onShare(share: AcceptedShare): Promise<unknown>;
 }
 
 interface Login {
   readonly address: string;
   readonly worker: string;
   readonly solo: boolean;
+  readonly stats: WorkerStats;
 }
 
 class Connection {
   readonly splitter = new LineSplitter();
+  /** Received lines not answered yet, from `next` on. */
+  backlog: readonly string[] = NO_LINES;
+  next = 0;
   subscribed = false;
   nonce1: Uint8Array | null = null;
   sessionId: string | null = null;
@@ -117,7 +121,8 @@ class Connection {
   invalid = 0;
   lastValidShare: number;
   closed = false;
-  private corked = false;
+  /** Lines queued in this turn of the event loop; null when nothing is. */
+  private out: string | null = null;
   /** What a share at `worth.target` is worth, kept while the target stays (BigInt divisions, once per target). */
   worth = { target: -1n, difficulty: 0, work: 0n };
 
@@ -136,17 +141,16 @@ class Connection {
   }
 
   /**
-   * Lines sent in one turn of the event loop leave in one write: a batch of share replies (they
-   * resolve together when their group commit is durable), or a login's result, target and job.
+   * Lines sent in one turn of the event loop leave as one string in one write: a batch of share
+   * replies (they resolve together when their group commit is durable), or a login's result,
+   * target and job. (Corking the socket instead costs a queued write request per line.)
    */
-  send(line: string | Buffer): void {
+  send(line: string): void {
     if (this.closed) return;
-    if (!this.corked) {
-      this.corked = true;
-      this.socket.cork();
-      process.nextTick(uncork, this);
-    }
-    this.socket.write(line);
+    if (this.out === null) {
+      this.out = line;
+      process.nextTick(flush, this);
+    } else this.out += line;
   }
 
   /** Written at once: a job broadcast writes each socket once anyway, and the first miners should not wait for the last. */
@@ -154,14 +158,34 @@ class Connection {
     if (!this.closed) this.socket.write(line);
   }
 
-  uncork(): void {
-    this.corked = false;
-    this.socket.uncork();
+  flush(): void {
+    const out = this.out;
+    this.out = null;
+    if (out !== null && !this.closed) this.socket.write(out);
+  }
+
+  /** What is queued and a last line, then the end of the connection; nothing is sent after. */
+  end(line: string): void {
+    if (this.closed) return;
+    const out = this.out === null ? line : this.out + line;
+    this.out = null;
+    this.closed = true;
+    this.socket.end(out);
   }
 }
 
-function uncork(c: Connection): void {
-  c.uncork();
+function flush(c: Connection): void {
+  c.flush();
+}
+
+/** How long one connection's requests may run before the event loop turns (StratumServer.work). */
+const TURN_SLICE_MS = 2;
+const NO_LINES: readonly string[] = Object.freeze([]);
+
+/** A job's mining.notify line, encoded once for every miner it goes to: bytes for broadcasts, text for a connection's queue. */
+interface NotifyLine {
+  readonly bytes: Buffer;
+  readonly text: string;
 }
 
 export class StratumServer {
@@ -170,7 +194,7 @@ export class StratumServer {
   private readonly perIp = new Map<string, number>();
   private readonly bans = new Map<string, number>();
   private readonly nonces: Nonce1Allocator;
-  private readonly notifyLines = new WeakMap<Job, [Buffer, Buffer]>();
+  private readonly notifyLines = new WeakMap<Job, [NotifyLine, NotifyLine]>();
   private sweepTimer: NodeJS.Timeout | null = null;
   private readonly minTarget: bigint;
   private readonly maxTarget: bigint;
@@ -220,10 +244,8 @@ export class StratumServer {
   /** client.reconnect to every miner (they come back to this address, or to another instance), then close. */
   async close(): Promise<void> {
     if (this.sweepTimer) clearInterval(this.sweepTimer);
-    for (const c of this.connections) {
-      c.send(encodeNotification('client.reconnect', []));
-      c.socket.end();
-    }
+    const reconnect = encodeNotification('client.reconnect', []);
+    for (const c of this.connections) c.end(reconnect);
     await Promise.all(this.servers.map((s) => new Promise((r) => s.close(r))));
     for (const c of this.connections) c.socket.destroy();
   }
@@ -264,7 +286,7 @@ export class StratumServer {
     if (n <= 0) this.perIp.delete(c.ip);
     else this.perIp.set(c.ip, n);
     if (c.nonce1 && c.sessionId) this.nonces.release(c.sessionId, Date.now() + this.config.sessionTtlMs);
-    for (const l of c.logins.values()) this.stats.connected(l.address, l.worker, -1);
+    for (const l of c.logins.values()) l.stats.connected--;
   }
 
   private ban(c: Connection, reason: string): void {
@@ -280,38 +302,87 @@ export class StratumServer {
     } catch (e) {
       return this.ban(c, (e as Error).message);
     }
-    for (const line of lines) {
-      if (c.closed) return;
-      let msg: ReturnType<typeof decodeMessage>;
-      try {
-        msg = decodeMessage(line);
-      } catch (e) {
-        if (e instanceof StratumProtocolError) return this.ban(c, e.message);
-        throw e;
+    // A paused socket delivers nothing, so the backlog is normally empty here.
+    c.backlog = c.next === c.backlog.length ? lines : [...c.backlog.slice(c.next), ...lines];
+    c.next = 0;
+    this.work(c);
+  }
+
+  /**
+   * Answers the connection's waiting lines for at most TURN_SLICE_MS, then pauses its socket and
+   * lets the event loop turn before going on. A 64 KB chunk of pipelined submits is a few hundred
+   * Equihash checks: answered in one go, it held up every other miner, new jobs and LMDB's group
+   * commit (whose steps each wait for a turn) for tens of milliseconds per connection, so shares
+   * waited for their commit long enough to outlive young-generation collections.
+   */
+  private work(c: Connection): void {
+    const until = performance.now() + TURN_SLICE_MS;
+    while (c.next < c.backlog.length) {
+      if (c.closed || c.socket.destroyed) return;
+      if (!this.request(c, c.backlog[c.next++])) return;
+      if (c.next < c.backlog.length && performance.now() >= until) {
+        c.socket.pause();
+        setImmediate(() => this.work(c));
+        return;
       }
-      if (msg.kind !== 'request') continue;
-      this.handle(c, msg.id, msg.method, msg.params).catch((e) => {
-        if (e instanceof StratumError) c.send(encodeError(msg.id, e));
-        else {
-          this.log.error({ err: (e as Error).message, method: msg.method }, 'request failed');
-          c.send(encodeError(msg.id, new StratumError(StratumErrorCode.OTHER, 'internal error')));
-        }
-      });
+    }
+    c.backlog = NO_LINES;
+    c.next = 0;
+    if (c.socket.isPaused()) c.socket.resume();
+  }
+
+  /** One line: false when the connection was banned for it. */
+  private request(c: Connection, line: string): boolean {
+    let msg: ReturnType<typeof decodeMessage>;
+    try {
+      msg = decodeMessage(line);
+    } catch (e) {
+      if (e instanceof StratumProtocolError) {
+        this.ban(c, e.message);
+        return false;
+      }
+      throw e;
+    }
+    if (msg.kind !== 'request') return true;
+    const { id, method } = msg;
+    let pending: Promise<void> | undefined;
+    try {
+      pending = this.handle(c, id, method, msg.params);
+    } catch (e) {
+      this.refuse(c, id, method, e);
+      return true;
+    }
+    pending?.catch((e: unknown) => this.refuse(c, id, method, e));
+    return true;
+  }
+
+  private refuse(c: Connection, id: StratumId, method: string, e: unknown): void {
+    if (e instanceof StratumError) c.send(encodeError(id, e));
+    else {
+      this.log.error({ err: (e as Error).message, method }, 'request failed');
+      c.send(encodeError(id, new StratumError(StratumErrorCode.OTHER, 'internal error')));
     }
   }
 
-  private async handle(c: Connection, id: StratumId, method: string, params: readonly unknown[]): Promise<void> {
+  /**
+   * Answers a request; a rejection is thrown (synchronously, or from the returned promise).
+   * Not async: a share would pay for a promise and a resumption it does not need.
+   */
+  private handle(c: Connection, id: StratumId, method: string, params: readonly unknown[]): Promise<void> | undefined {
     switch (method) {
       case 'mining.subscribe':
-        return this.subscribe(c, id, params);
+        this.subscribe(c, id, params);
+        return;
       case 'mining.authorize':
         return this.authorize(c, id, params);
       case 'mining.submit':
         return this.submit(c, id, params);
       case 'mining.suggest_target':
-        return this.suggestTarget(c, id, params);
+        this.suggestTarget(c, id, params);
+        return;
       case 'mining.extranonce.subscribe':
-        return this.extranonceSubscribe(c, id);
+        this.extranonceSubscribe(c, id);
+        return;
       default:
         throw new StratumError(StratumErrorCode.OTHER, `unsupported method ${method}`);
     }
@@ -344,8 +415,9 @@ export class StratumServer {
     const first = c.payout === null;
     c.payout = payout;
     if (solo) c.payoutScript = this.hooks.addressScript(parsed.address);
-    c.logins.set(login, { address: parsed.address, worker: parsed.worker, solo });
-    this.stats.connected(parsed.address, parsed.worker, 1);
+    const stats = this.stats.worker(parsed.address, parsed.worker);
+    c.logins.set(login, { address: parsed.address, worker: parsed.worker, solo, stats });
+    stats.connected++;
     const d = passwordDifficulty(password);
     if (d !== null) {
       try {
@@ -365,20 +437,20 @@ export class StratumServer {
 
   private sendJob(c: Connection, clean: boolean): void {
     const line = this.jobLine(c, clean);
-    if (line) c.send(line);
+    if (line) c.send(line.text);
   }
 
   /** The notify line of the connection's current job; null before its first authorize. */
-  private jobLine(c: Connection, clean: boolean): Buffer | null {
+  private jobLine(c: Connection, clean: boolean): NotifyLine | null {
     if (c.payout === null) return null;
     const job = this.jobs.jobFor(c.payout === '' ? null : { address: c.payout, script: c.payoutScript! });
     let lines = this.notifyLines.get(job);
     if (!lines) {
-      // Encoded once (as bytes) for every miner it goes to.
-      lines = [
-        Buffer.from(encodeNotification('mining.notify', notifyParams(job, false))),
-        Buffer.from(encodeNotification('mining.notify', notifyParams(job, true))),
-      ];
+      const line = (cleanJobs: boolean) => {
+        const text = encodeNotification('mining.notify', notifyParams(job, cleanJobs));
+        return { bytes: Buffer.from(text), text };
+      };
+      lines = [line(false), line(true)];
       this.notifyLines.set(job, lines);
     }
     return lines[clean ? 1 : 0];
@@ -389,7 +461,7 @@ export class StratumServer {
     const cpu = process.cpuUsage();
     for (const c of this.connections) {
       const line = this.jobLine(c, clean);
-      if (line) c.sendNow(line);
+      if (line) c.sendNow(line.bytes);
     }
     this.stats.jobFanoutMs = performance.now() - started;
     const used = process.cpuUsage(cpu);
@@ -401,7 +473,7 @@ export class StratumServer {
     }
   }
 
-  private async submit(c: Connection, id: StratumId, params: readonly unknown[]): Promise<void> {
+  private submit(c: Connection, id: StratumId, params: readonly unknown[]): Promise<void> {
     if (!c.subscribed) throw new StratumError(StratumErrorCode.NOT_SUBSCRIBED, 'not subscribed');
     const submit = parseSubmit(params);
     const login = c.logins.get(submit.worker);
@@ -410,7 +482,7 @@ export class StratumServer {
     const live = this.jobs.lookup(submit.jobId);
     if (!live || live.payout !== c.payout) {
       // Stale is the network's doing, not the miner's: it is counted, never held against the ban.
-      this.stats.share(login.address, login.worker, 'stale', 0, now);
+      this.stats.share(login.stats, 'stale', 0, now);
       throw new StratumError(StratumErrorCode.JOB_NOT_FOUND, 'job not found');
     }
     let share: ValidShare;
@@ -428,7 +500,7 @@ export class StratumServer {
     } catch (e) {
       if (e instanceof StratumError) {
         const outcome = e.code === StratumErrorCode.DUPLICATE_SHARE ? 'duplicate' : e.code === StratumErrorCode.LOW_DIFFICULTY ? 'low' : 'invalid';
-        this.stats.share(login.address, login.worker, outcome, 0, now);
+        this.stats.share(login.stats, outcome, 0, now);
         this.countInvalid(c);
       }
       throw e;
@@ -437,10 +509,15 @@ export class StratumServer {
       c.worth = { target: share.target, difficulty: targetToDifficulty(share.target, this.net.powLimit), work: UINT256_MAX / share.target };
     }
     const { difficulty, work } = c.worth;
-    await this.hooks.onShare({ address: login.address, worker: login.worker, solo: login.solo, job: live.job, share, difficulty, work });
+    const stored = this.hooks.onShare({ address: login.address, worker: login.worker, solo: login.solo, job: live.job, share, difficulty, work });
+    return stored.then(() => this.accepted(c, id, login, difficulty, now));
+  }
+
+  /** A valid share is durable: counted, acknowledged, and vardiff hears of it. */
+  private accepted(c: Connection, id: StratumId, login: Login, difficulty: number, now: number): void {
     c.valid++;
     c.lastValidShare = now;
-    this.stats.share(login.address, login.worker, 'valid', difficulty, now);
+    this.stats.share(login.stats, 'valid', difficulty, now);
     c.send(encodeResult(id, true));
     // After the uncork queued by this turn's first reply, so the acknowledgement has left.
     if (crashArmed('after-share-ack')) process.nextTick(crashPoint, 'after-share-ack');
