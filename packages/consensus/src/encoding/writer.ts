@@ -1,3 +1,20 @@
+/** Bytes of Core's VARINT for any number up to 2^53. */
+const MAX_VARINT_BYTES = 8;
+const varIntDigits: number[] = [];
+
+/** Writes Core's VARINT of `n` into `into` at `pos` (room for 8 bytes); the position after it. */
+export function putVarInt(n: number, into: Uint8Array, pos: number): number {
+  let len = 0;
+  for (;;) {
+    varIntDigits[len] = (n % 128) | (len ? 0x80 : 0x00);
+    if (n <= 0x7f) break;
+    n = Math.floor(n / 128) - 1;
+    len++;
+  }
+  for (let i = len; i >= 0; i--) into[pos++] = varIntDigits[i];
+  return pos;
+}
+
 /**
  * Growable byte writer. Serialization of consensus objects goes through this so that every
  * encoder has exactly one mirror image in Reader.
@@ -87,15 +104,8 @@ export class Writer {
 
   /** Core's VARINT: MSB base-128 with the "+1" offset per continuation byte. */
   varInt(n: number): this {
-    const tmp: number[] = [];
-    let len = 0;
-    for (;;) {
-      tmp[len] = (n % 128) | (len ? 0x80 : 0x00);
-      if (n <= 0x7f) break;
-      n = Math.floor(n / 128) - 1;
-      len++;
-    }
-    for (let i = len; i >= 0; i--) this.u8(tmp[i]);
+    this.ensure(MAX_VARINT_BYTES);
+    this.pos = putVarInt(n, this.buf, this.pos);
     return this;
   }
 

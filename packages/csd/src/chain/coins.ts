@@ -1,4 +1,4 @@
-import { Reader, Writer, type OutPoint, type TxOut } from '@cs/consensus';
+import { Reader, Writer, putVarInt, type OutPoint, type TxOut } from '@cs/consensus';
 
 /** An unspent output as the UTXO set keeps it. */
 export interface Coin {
@@ -62,20 +62,6 @@ export function coinFromOutput(out: TxOut, height: number, coinbase: boolean): C
 /** Outputs over 10,000 bytes are unspendable and never stored (isUnspendable): a 3-byte length always fits. */
 const MAX_LATIN1_SCRIPT = 0xffff;
 const scratch = Buffer.allocUnsafeSlow(32 + MAX_LATIN1_SCRIPT);
-const varIntDigits: number[] = [];
-
-function putVarInt(n: number, pos: number): number {
-  let len = 0;
-  for (;;) {
-    varIntDigits[len] = (n % 128) | (len ? 0x80 : 0x00);
-    if (n <= 0x7f) break;
-    n = Math.floor(n / 128) - 1;
-    len++;
-  }
-  for (let i = len; i >= 0; i--) scratch[pos++] = varIntDigits[i];
-  return pos;
-}
-
 /**
  * `prefix` followed by encodeCoin's bytes as a latin1 string, one character per byte: the coins
  * cache's compact form, built without the Writer's allocations.
@@ -83,8 +69,8 @@ function putVarInt(n: number, pos: number): number {
 export function coinToLatin1(prefix: string, c: Coin): string {
   const script = c.scriptPubKey;
   if (script.length > MAX_LATIN1_SCRIPT) throw new RangeError(`a ${script.length}-byte script is never stored`);
-  let pos = putVarInt(c.height * 2 + (c.coinbase ? 1 : 0), 0);
-  pos = putVarInt(Number(c.value), pos);
+  let pos = putVarInt(c.height * 2 + (c.coinbase ? 1 : 0), scratch, 0);
+  pos = putVarInt(Number(c.value), scratch, pos);
   if (script.length < 0xfd) scratch[pos++] = script.length;
   else {
     scratch[pos++] = 0xfd;
@@ -95,23 +81,25 @@ export function coinToLatin1(prefix: string, c: Coin): string {
   return prefix + scratch.toString('latin1', 0, pos + script.length);
 }
 
+/** Where latin1VarInt reads next in the string it is given. */
+let latin1At = 0;
+
+function latin1VarInt(s: string): number {
+  let n = 0;
+  for (;;) {
+    const b = s.charCodeAt(latin1At++);
+    n = n * 128 + (b & 0x7f);
+    if (b & 0x80) n += 1;
+    else return n;
+  }
+}
+
 /** The coin coinToLatin1 wrote at `start` of `s` (a string this process made: not checked again). */
 export function coinFromLatin1(s: string, start: number): Coin {
-  let p = start;
-  let code = 0;
-  for (;;) {
-    const b = s.charCodeAt(p++);
-    code = code * 128 + (b & 0x7f);
-    if (b & 0x80) code += 1;
-    else break;
-  }
-  let value = 0;
-  for (;;) {
-    const b = s.charCodeAt(p++);
-    value = value * 128 + (b & 0x7f);
-    if (b & 0x80) value += 1;
-    else break;
-  }
+  latin1At = start;
+  const code = latin1VarInt(s);
+  const value = latin1VarInt(s);
+  let p = latin1At;
   let len = s.charCodeAt(p++);
   if (len === 0xfd) {
     len = s.charCodeAt(p) | (s.charCodeAt(p + 1) << 8);
