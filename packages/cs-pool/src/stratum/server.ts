@@ -171,12 +171,18 @@ class Connection {
     this.out = null;
     this.closed = true;
     this.socket.end(out);
+    // A socket paused between two slices of work would never read the miner's end of the
+    // connection, so it would never close (and the server's close would wait for it forever).
+    this.socket.resume();
   }
 }
 
 function flush(c: Connection): void {
   c.flush();
 }
+
+/** How long a miner has, after client.reconnect at shutdown, to close its connection itself. */
+const CLOSE_GRACE_MS = 2000;
 
 /** How long one connection's requests may run before the event loop turns (StratumServer.work). */
 const TURN_SLICE_MS = 2;
@@ -246,7 +252,12 @@ export class StratumServer {
     if (this.sweepTimer) clearInterval(this.sweepTimer);
     const reconnect = encodeNotification('client.reconnect', []);
     for (const c of this.connections) c.end(reconnect);
+    // Miners get a moment to read client.reconnect and hang up; one that does not is cut off.
+    const cutOff = setTimeout(() => {
+      for (const c of this.connections) c.socket.destroy();
+    }, CLOSE_GRACE_MS);
     await Promise.all(this.servers.map((s) => new Promise((r) => s.close(r))));
+    clearTimeout(cutOff);
     for (const c of this.connections) c.socket.destroy();
   }
 
