@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { hash160, sha256 } from '../crypto/hash.ts';
-import { CURVE_ORDER, ecdsaSign, publicKeyCreate, signatureToDER } from '../crypto/secp256k1.ts';
+import { ecdsaSign, publicKeyCreate, signatureToDER } from '../crypto/secp256k1.ts';
 import { Transaction, type TxData, type TxOut } from '../primitives/tx.ts';
 import { parseShortScript } from './asm.ts';
 import { NO_TX_CHECKER, TransactionSignatureChecker } from './checker.ts';
@@ -10,6 +10,7 @@ import { evalScript, verifyInput, verifyScript } from './interpreter.ts';
 import { ScriptBuilder } from './script.ts';
 import { PrecomputedTxData, SIGHASH_ALL, SIGHASH_ANYONECANPAY, SIGHASH_NONE, SIGHASH_SINGLE, SigVersion, signatureHash } from './sighash.ts';
 import { multisigScript, p2pkhScript, p2shScript, p2wpkhScript, p2wshScript } from './standard.ts';
+import { highS } from '../../test/signatures.ts';
 
 const keys = [1, 2, 3].map((n) => Uint8Array.from({ length: 32 }, (_, i) => (i === 31 ? n : 0x5a)));
 const pubs = keys.map((k) => publicKeyCreate(k, true));
@@ -106,14 +107,7 @@ test('consensus accepts high-S signatures (normalized before verifying); LOW_S p
   const spent: TxOut[] = [{ value: 10_000n, scriptPubKey: p2wpkhScript(hash160(pubs[0])) }];
   const tx = spendingTx(spent, (skel) => {
     const digest = signatureHash(p2pkhScript(hash160(pubs[0])), skel, 0, SIGHASH_ALL, spent[0].value, SigVersion.WITNESS_V0);
-    const sig = ecdsaSign(digest, keys[0]).signature;
-    let s = 0n;
-    for (const b of sig.subarray(32)) s = (s << 8n) | BigInt(b);
-    let high = CURVE_ORDER - s;
-    for (let i = 63; i >= 32; i--) {
-      sig[i] = Number(high & 0xffn);
-      high >>= 8n;
-    }
+    const sig = highS(ecdsaSign(digest, keys[0]).signature);
     return { scriptSig: new Uint8Array(0), witness: [Uint8Array.from([...signatureToDER(sig), SIGHASH_ALL]), pubs[0]] };
   });
   assert.deepEqual(verifyAll(tx, spent, MANDATORY_SCRIPT_VERIFY_FLAGS), ['OK']);

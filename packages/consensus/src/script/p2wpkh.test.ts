@@ -10,6 +10,7 @@ import { castToBool, evalScript, verifyScript } from './interpreter.ts';
 import { pushData } from './script.ts';
 import { PrecomputedTxData, SIGHASH_ALL, SIGHASH_ANYONECANPAY, SIGHASH_NONE, SIGHASH_SINGLE, SigVersion, signatureHash } from './sighash.ts';
 import { p2pkhScript, p2shScript, p2wpkhScript } from './standard.ts';
+import { highS } from '../../test/signatures.ts';
 
 /**
  * P2WPKH spends skip the stack machine (interpreter.ts: verifyP2wpkhSpend, executeP2wpkh). These
@@ -74,18 +75,6 @@ function compactFor(pubkey: Uint8Array, hashType: number): Uint8Array {
 
 function withHashType(der: Uint8Array, hashType: number): Uint8Array {
   return Uint8Array.from([...der, hashType]);
-}
-
-function highS(compact: Uint8Array): Uint8Array {
-  const out = compact.slice();
-  let s = 0n;
-  for (const b of out.subarray(32)) s = (s << 8n) | BigInt(b);
-  let high = CURVE_ORDER - s;
-  for (let i = 63; i >= 32; i--) {
-    out[i] = Number(high & 0xffn);
-    high >>= 8n;
-  }
-  return out;
 }
 
 /** Strict DER with the sequence length in long form: lax-parseable, so it verifies without DERSIG. */
