@@ -11,7 +11,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, test } from 'node:test';
+import { after, afterEach, test } from 'node:test';
 import { chromium } from 'playwright-core';
 import { eventually } from '../packages/cs-pool/test/pool-harness.ts';
 import { NETWORK_BIN, NetworkRun, ROOT, alive, freeBasePort } from './network-harness.ts';
@@ -31,8 +31,21 @@ after(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
+let current: NetworkRun | undefined;
+
+// A test that fails half way must not leave its network holding the data directory's lock for the next one.
+afterEach(async () => {
+  const run = current;
+  current = undefined;
+  if (!run || run.proc.exitCode !== null || run.proc.signalCode !== null) return;
+  run.interrupt();
+  await run.exited();
+  await noneLeft();
+});
+
 async function start(args: readonly string[] = []): Promise<NetworkRun> {
   const run = new NetworkRun(datadir, args);
+  current = run;
   seen.add(run.proc.pid!);
   await run.up();
   for (const pid of [...run.pids(), ...run.programPids()]) seen.add(pid);

@@ -60,8 +60,9 @@ export async function up(inv: Invocation): Promise<number> {
       say(`waiting for ${program.title}: ${program.working!.what}`);
       await until(() => program.working!.check(net), stop.signal, `${program.title}: ${program.working!.what}`);
     }
-    say(`the network is up. Stop it with Ctrl-C here, or cs-network down -datadir=${net.dir}`);
-    for (const program of PROGRAMS) for (const e of program.endpoints(net)) process.stdout.write(`  ${e.label.padEnd(20)} ${e.value}\n`);
+    // One write: whoever waits for "the network is up" (a script, the tests) finds the endpoints with it.
+    const endpoints = PROGRAMS.flatMap((program) => program.endpoints(net)).map((e) => `  ${e.label.padEnd(20)} ${e.value}\n`);
+    process.stdout.write(`cs-network: the network is up. Stop it with Ctrl-C here, or cs-network down -datadir=${net.dir}\n${endpoints.join('')}`);
     await new Promise<void>((resolve) => stop.signal.addEventListener('abort', () => resolve(), { once: true }));
     stop.signal.throwIfAborted();
   } catch (e) {
