@@ -18,6 +18,7 @@ import {
   type TxOut,
   Writer,
   applyOpoiBlock,
+  compactSizeLength,
   decodeRecord,
   encodeRecord,
   hashFromHex,
@@ -32,15 +33,15 @@ const COMMIT: TableId = 1;
 const STAKE: TableId = 2;
 const COLLATERAL: TableId = 3;
 const DUE: TableId = 4;
+/** One character per table, prefixed to hex keys in the overlay's maps. */
+const TABLE_TAGS = ['0', '1', '2', '3', '4'] as const;
 
 const hexKey = (hex: string) => Buffer.from(hex, 'hex');
 
-function dueKey(height: number, requestId: string): Buffer {
-  const key = Buffer.alloc(20);
-  key.writeUInt32BE(height, 0);
-  key.write(requestId, 4, 'hex');
-  return key;
-}
+/** A due entry's key starts with the height, big-endian, so a height's entries are one range. */
+const heightHex = (height: number) => height.toString(16).padStart(8, '0');
+
+const EMPTY = Buffer.alloc(0);
 
 function collateralKey(txid: Uint8Array, vout: number): Buffer {
   const key = Buffer.alloc(36);
@@ -204,17 +205,26 @@ export class OpoiStore {
 
   /** What the writes replace, newest last, then the block's events (for the reverse announcements). */
   private undoRecord(writes: readonly Write[], events: readonly OpoiEvent[]): Buffer {
-    const undo = new Writer(256).compactSize(writes.length);
-    for (const w of writes) {
-      const old = w.before !== undefined ? w.before : (this.raw(w.table, w.key) ?? null);
+    const olds = writes.map((w) => (w.before !== undefined ? w.before : (this.raw(w.table, w.key) ?? null)));
+    const eventBytes = Buffer.from(JSON.stringify(events));
+    // Sized up front: the record copies every replaced value, a few hundred KB for a full block.
+    let size = compactSizeLength(writes.length) + compactSizeLength(eventBytes.length) + eventBytes.length;
+    writes.forEach((w, i) => {
+      size += 2 + compactSizeLength(w.key.length) + w.key.length;
+      const old = olds[i];
+      if (old) size += compactSizeLength(old.length) + old.length;
+    });
+    const undo = new Writer(size).compactSize(writes.length);
+    writes.forEach((w, i) => {
+      const old = olds[i];
       undo
         .u8(w.table)
         .varBytes(w.key)
         .u8(old ? 1 : 0);
       if (old) undo.varBytes(old);
-    }
-    undo.varBytes(Buffer.from(JSON.stringify(events)));
-    return Buffer.from(undo.finish());
+    });
+    const bytes = undo.varBytes(eventBytes).finish();
+    return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   }
 
   private apply(w: Write): void {
@@ -266,14 +276,22 @@ export class OpoiStore {
   }
 }
 
+/** A pending write: the table, its key as hex, and the record (request, commit, stake tables) or raw bytes; null deletes. */
+interface Pending {
+  readonly table: TableId;
+  readonly hex: string;
+  readonly value: AnyRecord | Buffer | null;
+}
+
 /**
  * Pending OPoI changes over the confirmed state, read through: the consensus rules' view of the
- * state in the middle of a block. Records are decoded once and encoded once, when the changes are
- * written; nothing reaches the database until the store writes changes().
+ * state in the middle of a block. Keys stay hex strings (the form the rules hold ids in) until the
+ * changes are written; records are decoded once and encoded once, when the changes are written;
+ * nothing reaches the database until the store writes changes().
  */
 export class BlockOverlay implements OpoiState {
-  /** table id + key (hex) → the pending value: a record (request, commit, stake tables) or raw bytes; null deletes. */
-  private readonly writes = new Map<string, { table: TableId; key: Buffer; value: AnyRecord | Buffer | null }>();
+  /** table id + key (hex) → the pending write. */
+  private readonly writes = new Map<string, Pending>();
   /** table id + key (hex) → what the store held, raw and decoded, for keys read so far. */
   private readonly reads = new Map<string, { raw: Buffer | null; record: AnyRecord | null }>();
   /** Pending collateral writes: most blocks change none, and every input of a block asks. */
@@ -283,7 +301,7 @@ export class BlockOverlay implements OpoiState {
 
   /** Request, commit and stake records by their hex key, decoded once per block. */
   private record<T extends AnyRecord>(table: TableId, hex: string): T | undefined {
-    const id = table + hex;
+    const id = TABLE_TAGS[table] + hex;
     const w = this.writes.get(id);
     if (w) return (w.value ?? undefined) as T | undefined;
     let r = this.reads.get(id);
@@ -295,21 +313,22 @@ export class BlockOverlay implements OpoiState {
     return (r.record ?? undefined) as T | undefined;
   }
 
-  private set(table: TableId, key: Buffer, value: AnyRecord | Buffer | null): void {
+  private set(table: TableId, hex: string, value: AnyRecord | Buffer | null): void {
     if (table === COLLATERAL) this.collateralWrites++;
-    this.writes.set(table + key.toString('hex'), { table, key, value });
+    this.writes.set(TABLE_TAGS[table] + hex, { table, hex, value });
   }
 
   /** The records under a prefix (request, commit, stake tables), this overlay's writes laid over the store's. */
-  private range<T extends AnyRecord>(table: TableId, prefix: Buffer): T[] {
+  private range<T extends AnyRecord>(table: TableId, prefixHex: string): T[] {
     const merged = new Map<string, T | null>();
-    for (const { key, value } of this.store.rawRange(table, prefix)) {
-      const id = table + key.toString('hex');
+    const tag = TABLE_TAGS[table];
+    for (const { key, value } of this.store.rawRange(table, hexKey(prefixHex))) {
+      const id = tag + key.toString('hex');
       if (!this.reads.has(id)) this.reads.set(id, { raw: value, record: decodeRecord<AnyRecord>(value) });
       merged.set(id, this.reads.get(id)!.record as T);
     }
     for (const [id, w] of this.writes) {
-      if (w.table === table && w.key.subarray(0, prefix.length).equals(prefix)) merged.set(id, w.value as T | null);
+      if (w.table === table && w.hex.startsWith(prefixHex)) merged.set(id, w.value as T | null);
     }
     return [...merged.entries()]
       .filter((e): e is [string, T] => e[1] !== null)
@@ -318,12 +337,16 @@ export class BlockOverlay implements OpoiState {
   }
 
   changes(): Write[] {
-    return [...this.writes.entries()].map(([id, w]) => ({
-      table: w.table,
-      key: w.key,
-      value: w.value === null || Buffer.isBuffer(w.value) ? w.value : encodeRecord(w.value),
-      before: this.reads.get(id)?.raw,
-    }));
+    const out: Write[] = [];
+    for (const [id, w] of this.writes) {
+      out.push({
+        table: w.table,
+        key: hexKey(w.hex),
+        value: w.value === null || Buffer.isBuffer(w.value) ? w.value : encodeRecord(w.value),
+        before: this.reads.get(id)?.raw,
+      });
+    }
+    return out;
   }
 
   request(id: string): RequestRecord | undefined {
@@ -331,7 +354,7 @@ export class BlockOverlay implements OpoiState {
   }
 
   putRequest(r: RequestRecord): void {
-    this.set(REQUEST, hexKey(r.id), r);
+    this.set(REQUEST, r.id, r);
   }
 
   commit(requestId: string, miner: string): CommitRecord | undefined {
@@ -339,11 +362,11 @@ export class BlockOverlay implements OpoiState {
   }
 
   commitsOf(requestId: string): CommitRecord[] {
-    return this.range<CommitRecord>(COMMIT, hexKey(requestId));
+    return this.range<CommitRecord>(COMMIT, requestId);
   }
 
   putCommit(c: CommitRecord): void {
-    this.set(COMMIT, hexKey(c.requestId + c.miner), c);
+    this.set(COMMIT, c.requestId + c.miner, c);
   }
 
   stake(miner: string): StakeRecord | undefined {
@@ -351,32 +374,31 @@ export class BlockOverlay implements OpoiState {
   }
 
   putStake(s: StakeRecord): void {
-    this.set(STAKE, hexKey(s.miner), s);
-    this.set(COLLATERAL, stakeCollateralKey(s), hexKey(s.miner));
+    this.set(STAKE, s.miner, s);
+    this.set(COLLATERAL, stakeCollateralKey(s).toString('hex'), hexKey(s.miner));
   }
 
   deleteStake(miner: string): void {
     const s = this.stake(miner);
     if (!s) return;
-    this.set(STAKE, hexKey(miner), null);
-    this.set(COLLATERAL, stakeCollateralKey(s), null);
+    this.set(STAKE, miner, null);
+    this.set(COLLATERAL, stakeCollateralKey(s).toString('hex'), null);
   }
 
   collateralOwner(txid: Uint8Array, vout: number): string | undefined {
     if (this.collateralWrites > 0) {
-      const w = this.writes.get(COLLATERAL + collateralKey(txid, vout).toString('hex'));
+      const w = this.writes.get(TABLE_TAGS[COLLATERAL] + collateralKey(txid, vout).toString('hex'));
       if (w) return (w.value as Buffer | null)?.toString('hex');
     }
     return this.store.collateralOwner(txid, vout);
   }
 
   due(height: number): string[] {
-    const prefix = Buffer.alloc(4);
-    prefix.writeUInt32BE(height);
+    const prefix = heightHex(height);
     const merged = new Map<string, boolean>();
-    for (const { key } of this.store.rawRange(DUE, prefix)) merged.set(key.subarray(4).toString('hex'), true);
+    for (const { key } of this.store.rawRange(DUE, hexKey(prefix))) merged.set(key.subarray(4).toString('hex'), true);
     for (const w of this.writes.values()) {
-      if (w.table === DUE && w.key.readUInt32BE(0) === height) merged.set(w.key.subarray(4).toString('hex'), w.value !== null);
+      if (w.table === DUE && w.hex.startsWith(prefix)) merged.set(w.hex.slice(8), w.value !== null);
     }
     return [...merged]
       .filter(([, present]) => present)
@@ -385,10 +407,10 @@ export class BlockOverlay implements OpoiState {
   }
 
   addDue(height: number, requestId: string): void {
-    this.set(DUE, dueKey(height, requestId), Buffer.alloc(0));
+    this.set(DUE, heightHex(height) + requestId, EMPTY);
   }
 
   removeDue(height: number, requestId: string): void {
-    this.set(DUE, dueKey(height, requestId), null);
+    this.set(DUE, heightHex(height) + requestId, null);
   }
 }
