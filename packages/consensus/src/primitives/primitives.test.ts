@@ -1,5 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { prng } from '../../test/fuzz.ts';
 import { readVector } from '../../test/vectors.ts';
 import { DecodeError } from '../encoding/errors.ts';
 import { fromHex, hashToHex, toHex } from '../encoding/hex.ts';
@@ -37,6 +38,34 @@ test('every serialized transaction in Core tx_valid/tx_invalid round-trips byte 
     assert.ok(tx.weight >= tx.baseSize * 4 && tx.vsize * 4 >= tx.weight);
   }
   assert.ok(decoded > hexes.length - 10);
+});
+
+test('transactions of every shape decode back to themselves, one after another in a buffer as in a block', () => {
+  // Transaction.read decodes in place to find a transaction's end, then decodes its own copy: both
+  // passes must end at the same byte on every layout. Lengths straddle the compact-size boundaries
+  // (252/253), with and without witnesses, empty scripts and empty witness items.
+  const rand = prng(7);
+  const lengths = [0, 1, 20, 252, 253, 300];
+  const bytes = (n: number) => Uint8Array.from({ length: n }, () => rand() & 0xff);
+  const pick = <T>(xs: readonly T[]) => xs[rand() % xs.length];
+  const txs: Transaction[] = [];
+  for (let i = 0; i < 300; i++) {
+    const witness = i % 3 !== 0;
+    const inputs = Array.from({ length: 1 + (rand() % 3) }, () => ({
+      prevout: { txid: bytes(32), vout: rand() >>> 0 },
+      scriptSig: bytes(pick(lengths)),
+      sequence: rand() >>> 0,
+      witness: witness ? Array.from({ length: rand() % 4 }, () => bytes(pick(lengths))) : [],
+    }));
+    if (witness && inputs.every((x) => x.witness.length === 0)) inputs[0].witness.push(bytes(1));
+    const outputs = Array.from({ length: rand() % 3 }, () => ({ value: BigInt(rand() >>> 0), scriptPubKey: bytes(pick(lengths)) }));
+    txs.push(new Transaction({ version: rand() | 0, inputs, outputs, locktime: rand() >>> 0 }));
+  }
+  const w = new Writer();
+  for (const tx of txs) tx.write(w);
+  const r = new Reader(w.finish());
+  for (const tx of txs) assert.equal(toHex(Transaction.read(r).encode()), toHex(tx.encode()));
+  r.end('transactions');
 });
 
 test('segwit transaction: txid, wtxid, sizes (BIP143 native P2WPKH example, signed)', () => {
