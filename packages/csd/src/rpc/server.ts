@@ -204,19 +204,44 @@ export class RpcHttpServer {
     if (Number(req.headers['content-length'] ?? 0) > this.#maxBodyBytes) return this.#tooLarge(res);
     readBody(req, this.#maxBodyBytes, (body) => {
       if (body === null) return this.#tooLarge(res);
-      this.#answer(res, body, ctx).catch((err: unknown) => this.#fail(req, res, err));
+      let reply: RpcReply | Promise<RpcReply>;
+      try {
+        reply = this.#reply(res, body, ctx);
+      } catch (err) {
+        return this.#fail(req, res, err);
+      }
+      Promise.resolve(reply).then(
+        (reply) => this.#sendLater(res, reply),
+        (err: unknown) => this.#fail(req, res, err),
+      );
     });
   }
 
-  async #answer(res: ServerResponse, body: string, ctx: RpcCallContext): Promise<void> {
+  /** The reply to a JSON-RPC body: at once for a parse error or the rate limit, else once the call has run. */
+  #reply(res: ServerResponse, body: string, ctx: RpcCallContext): RpcReply | Promise<RpcReply> {
     const request = parseJson(body);
-    if (request === undefined) return this.#sendReply(res, this.#dispatcher.parseError());
+    if (request === undefined) return this.#dispatcher.parseError();
     if (!this.#limiter.tryTake(ctx.peer)) {
       this.#httpMetrics.rateLimited();
       res.setHeader('Retry-After', this.#limiter.retryAfterSeconds(ctx.peer));
-      return this.#sendReply(res, this.#dispatcher.rateLimited(request));
+      return this.#dispatcher.rateLimited(request);
     }
-    this.#sendReply(res, await this.#dispatcher.dispatch(request, ctx));
+    return this.#dispatcher.dispatch(request, ctx);
+  }
+
+  /**
+   * JSON-RPC replies leave in the event loop's check phase, after every socket that was readable
+   * in this turn has been read: the writes of a turn go out together instead of one between each
+   * read (docs/rpc.md, Performance: a third more keep-alive throughput, measured).
+   */
+  #sendLater(res: ServerResponse, reply: RpcReply): void {
+    setImmediate(() => {
+      try {
+        this.#sendReply(res, reply);
+      } catch (err) {
+        this.#fail(res.req, res, err);
+      }
+    });
   }
 
   #tooLarge(res: ServerResponse): void {
