@@ -48,6 +48,11 @@ export function sha256(data: Uint8Array): Uint8Array {
   return out;
 }
 
+/** The SHA-256 of `data` as lower-case hex, without a byte array in between. */
+export function sha256Hex(data: Uint8Array): string {
+  return hash('sha256', data, 'hex');
+}
+
 export const ripemd160 = (data: Uint8Array): Uint8Array => wasmHash(wasmRipemd160, data);
 export const sha1 = (data: Uint8Array): Uint8Array => wasmHash(wasmSha1, data);
 

@@ -4,8 +4,7 @@
  */
 import { DecodeError } from '../encoding/errors.ts';
 import { concatBytes, toHex } from '../encoding/hex.ts';
-import { sha256, sha256d } from '../crypto/hash.ts';
-import { Writer } from '../encoding/writer.ts';
+import { sha256, sha256Hex, sha256d } from '../crypto/hash.ts';
 import type { Actor } from './payload.ts';
 
 /** The 16 bytes of a UUID written 8-4-4-4-12 (any case); a DecodeError for anything else. */
@@ -36,14 +35,30 @@ export function uuidFromHex(h: string): string {
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
 }
 
+/** request_id ‖ miner type ‖ miner hash ‖ response_hash ‖ token_count u32le ‖ salt, the commitment's preimage. */
+function commitmentPreimage(requestId: Uint8Array, miner: Actor, responseHash: Uint8Array, tokenCount: number, salt: Uint8Array): Uint8Array {
+  const at = requestId.length + 1 + miner.hash.length + responseHash.length;
+  const preimage = new Uint8Array(at + 4 + salt.length);
+  preimage.set(requestId, 0);
+  preimage[requestId.length] = miner.type;
+  preimage.set(miner.hash, requestId.length + 1);
+  preimage.set(responseHash, at - responseHash.length);
+  new DataView(preimage.buffer).setUint32(at, tokenCount, true);
+  preimage.set(salt, at + 4);
+  return preimage;
+}
+
 /**
  * SHA-256(request_id ‖ miner type ‖ miner hash ‖ response_hash ‖ token_count u32le ‖ salt): binds
  * the answer, its length and its author to the request, and hides them until the reveal.
  */
 export function commitmentHash(requestId: Uint8Array, miner: Actor, responseHash: Uint8Array, tokenCount: number, salt: Uint8Array): Uint8Array {
-  const w = new Writer(128);
-  w.bytes(requestId).u8(miner.type).bytes(miner.hash).bytes(responseHash).u32le(tokenCount).bytes(salt);
-  return sha256(w.finish());
+  return sha256(commitmentPreimage(requestId, miner, responseHash, tokenCount, salt));
+}
+
+/** commitmentHash in hex, as commit records keep it: how a block checks a REVEAL against its commit. */
+export function commitmentHex(requestId: Uint8Array, miner: Actor, responseHash: Uint8Array, tokenCount: number, salt: Uint8Array): string {
+  return sha256Hex(commitmentPreimage(requestId, miner, responseHash, tokenCount, salt));
 }
 
 /**

@@ -6,7 +6,7 @@ import { REGTEST } from '../params/networks.ts';
 import { Transaction, type TxOut } from '../primitives/tx.ts';
 import { ValidationError } from '../validation/errors.ts';
 import { actorKey, actorScript, paysActor } from './actor.ts';
-import { commitmentHash, drawWinner, escrowAmount, requestIdFromUuid, requestIdHexFromUuid, requestIdToUuid } from './commitment.ts';
+import { commitmentHash, commitmentHex, drawWinner, escrowAmount, requestIdFromUuid, requestIdHexFromUuid, requestIdToUuid } from './commitment.ts';
 import { escrowRequestId, escrowScript } from './escrow.ts';
 import { ActorType, OpoiKind, type OpoiPayload, decodeOpoiPayload, encodeOpoiPayload, opoiPayloadBytes, opoiPayloadScript } from './payload.ts';
 import type { CommitRecord, RequestRecord, StakeRecord } from './records.ts';
@@ -112,6 +112,28 @@ test('payloads round-trip for every kind and reject malformed bytes with DecodeE
   assert.equal(opoiPayloadBytes(Uint8Array.of(0x6a, 4, 1, 2, 3, 4)), null);
 });
 
+test('opoiPayloadBytes reads the one push after OP_RETURN in each push encoding, and nothing else', () => {
+  const payload = encodeOpoiPayload({ kind: OpoiKind.RENEW, miner: minerA });
+  const n = payload.length;
+  const forms = [
+    Uint8Array.of(0x6a, n, ...payload),
+    Uint8Array.of(0x6a, 0x4c, n, ...payload),
+    Uint8Array.of(0x6a, 0x4d, n, 0, ...payload),
+    Uint8Array.of(0x6a, 0x4e, n, 0, 0, 0, ...payload),
+  ];
+  for (const script of forms) {
+    assert.deepEqual(opoiPayloadBytes(script), payload);
+    assert.equal(opoiPayloadBytes(script.subarray(0, script.length - 1)), null, 'a push running past the script');
+    assert.equal(opoiPayloadBytes(Uint8Array.of(...script, 0x51)), null, 'anything after the push');
+    const wrongMagic = Uint8Array.from(script);
+    wrongMagic[script.length - n] ^= 1;
+    assert.equal(opoiPayloadBytes(wrongMagic), null, 'not "OPOI"');
+  }
+  assert.equal(opoiPayloadBytes(Uint8Array.of(0x6a, 0x4d, n, 1, ...payload)), null, 'a PUSHDATA2 length of 256 + n');
+  assert.equal(opoiPayloadBytes(Uint8Array.of(0x6a, 0x4f, ...payload)), null, 'OP_1NEGATE is no push of data');
+  assert.equal(opoiPayloadBytes(Uint8Array.of(0x6b, n, ...payload)), null, 'no OP_RETURN');
+});
+
 test('request ids, escrow scripts, commitments and the winner draw', () => {
   assert.equal(requestIdToUuid(ID), '0b4f6a3e-1c2d-4e5f-8a9b-0c1d2e3f4a5b');
   assert.throws(() => requestIdFromUuid('not-a-uuid'), DecodeError);
@@ -136,6 +158,15 @@ test('request ids, escrow scripts, commitments and the winner draw', () => {
   const c1 = commitmentHash(ID, minerA, new Uint8Array(32), 10, new Uint8Array(32));
   assert.notDeepEqual(c1, commitmentHash(ID, minerB, new Uint8Array(32), 10, new Uint8Array(32)));
   assert.notDeepEqual(c1, commitmentHash(ID, minerA, new Uint8Array(32), 11, new Uint8Array(32)));
+  for (const [miner, tokens] of [
+    [minerA, 0],
+    [minerB, 7],
+    [minerA, 0xffffffff],
+  ] as const) {
+    const response = new Uint8Array(32).fill(tokens & 0xff);
+    const salt = new Uint8Array(32).fill(0x5a);
+    assert.equal(commitmentHex(ID, miner, response, tokens, salt), toHex(commitmentHash(ID, miner, response, tokens, salt)));
+  }
   const keys = [actorKey(minerA), actorKey(minerB)];
   const hash = new Uint8Array(32).fill(0xab);
   assert.equal(drawWinner(hash, ID, keys), drawWinner(hash, ID, [...keys].reverse()));

@@ -11,7 +11,6 @@ import { DecodeError } from '../encoding/errors.ts';
 import { Reader } from '../encoding/reader.ts';
 import { Writer } from '../encoding/writer.ts';
 import { Op } from '../script/opcodes.ts';
-import { ScriptReader } from '../script/script.ts';
 import { nullDataScript } from '../script/standard.ts';
 import type { Transaction } from '../primitives/tx.ts';
 
@@ -115,8 +114,10 @@ function readActor(r: Reader): Actor {
 function readText(r: Reader, max: number, what: string): string {
   const bytes = r.varBytes(max, what);
   // Printable ASCII only: names end up in logs, JSON and terminals.
-  if (bytes.some((b) => b < 0x20 || b > 0x7e)) throw new DecodeError('invalid', `${what} must be printable ASCII`);
-  return String.fromCharCode(...bytes);
+  for (let i = 0; i < bytes.length; i++) {
+    if (bytes[i] < 0x20 || bytes[i] > 0x7e) throw new DecodeError('invalid', `${what} must be printable ASCII`);
+  }
+  return String.fromCharCode.apply(null, bytes as unknown as number[]);
 }
 
 function writeText(w: Writer, text: string): void {
@@ -227,13 +228,25 @@ export function decodeOpoiPayload(bytes: Uint8Array): OpoiPayload {
  */
 export function opoiPayloadBytes(script: Uint8Array): Uint8Array | null {
   if (script.length < 6 || script[0] !== Op.OP_RETURN) return null;
-  const reader = new ScriptReader(script, 1);
-  if (!reader.next() || reader.opcode > Op.OP_PUSHDATA4 || reader.pos !== script.length) return null;
-  const data = reader.data();
-  if (data.length < 4 || data[0] !== OPOI_MAGIC[0] || data[1] !== OPOI_MAGIC[1] || data[2] !== OPOI_MAGIC[2] || data[3] !== OPOI_MAGIC[3]) {
+  // The one push after OP_RETURN, read in place: every transaction of every block is asked.
+  const op = script[1];
+  let start: number;
+  let length: number;
+  if (op < Op.OP_PUSHDATA1) [start, length] = [2, op];
+  else if (op === Op.OP_PUSHDATA1) [start, length] = [3, script[2]];
+  else if (op === Op.OP_PUSHDATA2) [start, length] = [4, script[2] | (script[3] << 8)];
+  else if (op === Op.OP_PUSHDATA4) [start, length] = [6, (script[2] | (script[3] << 8) | (script[4] << 16) | (script[5] << 24)) >>> 0];
+  else return null;
+  if (start + length !== script.length || length < 4) return null;
+  if (
+    script[start] !== OPOI_MAGIC[0] ||
+    script[start + 1] !== OPOI_MAGIC[1] ||
+    script[start + 2] !== OPOI_MAGIC[2] ||
+    script[start + 3] !== OPOI_MAGIC[3]
+  ) {
     return null;
   }
-  return data;
+  return script.subarray(start, script.length);
 }
 
 /** The index of the transaction's OPoI payload output, -1 without one, -2 with more than one. */

@@ -147,7 +147,12 @@ function stakeJson(s: StakeRecord): string {
 }
 
 export function decodeRecord<T extends AnyRecord>(bytes: Uint8Array): T {
-  const record = JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8')) as Record<string, unknown>;
+  return decodeRecordText<T>(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8'));
+}
+
+/** decodeRecord of the record's JSON text (the stored bytes read as UTF-8). */
+export function decodeRecordText<T extends AnyRecord>(text: string): T {
+  const record = JSON.parse(text) as Record<string, unknown>;
   for (const f of BIGINT_FIELDS) {
     const v = record[f] as { $n: string } | undefined;
     if (v !== undefined) record[f] = BigInt(v.$n);

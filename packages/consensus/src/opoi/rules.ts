@@ -16,7 +16,7 @@ import { SIGHASH_ALL } from '../script/sighash.ts';
 import { ValidationError } from '../validation/errors.ts';
 import { moneyRange } from '../validation/limits.ts';
 import { actorKey, actorScript, paysActor } from './actor.ts';
-import { commitmentHash, drawWinner, escrowAmount, minimumPaymentFloor, winnerAmount } from './commitment.ts';
+import { commitmentHex, drawWinner, escrowAmount, minimumPaymentFloor, winnerAmount } from './commitment.ts';
 import { escrowRequestId, escrowScript } from './escrow.ts';
 import {
   type Actor,
@@ -285,7 +285,7 @@ function applyReveal(
   if (!c) throw bad('bad-opoi-reveal-no-commit', `${miner} did not commit`);
   if (c.reveal) throw bad('bad-opoi-reveal-duplicate', `${miner} already revealed`);
   if (v.tokenCount > r.maxTokens) throw bad('bad-opoi-token-count', `token_count ${v.tokenCount} > max_tokens ${r.maxTokens}`);
-  if (toHex(commitmentHash(v.requestId, v.miner, v.responseHash, v.tokenCount, v.salt)) !== c.commitment) {
+  if (commitmentHex(v.requestId, v.miner, v.responseHash, v.tokenCount, v.salt) !== c.commitment) {
     throw bad('bad-opoi-reveal-mismatch', 'response hash, token count, salt and miner do not hash to the commitment');
   }
   requireActiveStake(state, miner, height, p);

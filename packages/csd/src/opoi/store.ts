@@ -20,6 +20,7 @@ import {
   applyOpoiBlock,
   compactSizeLength,
   decodeRecord,
+  decodeRecordText,
   encodeRecord,
   hashFromHex,
 } from '@cs/consensus';
@@ -33,9 +34,6 @@ const COMMIT: TableId = 1;
 const STAKE: TableId = 2;
 const COLLATERAL: TableId = 3;
 const DUE: TableId = 4;
-/** One character per table, prefixed to hex keys in the overlay's maps. */
-const TABLE_TAGS = ['0', '1', '2', '3', '4'] as const;
-
 const hexKey = (hex: string) => Buffer.from(hex, 'hex');
 
 /** A due entry's key starts with the height, big-endian, so a height's entries are one range. */
@@ -61,8 +59,8 @@ interface Write {
   readonly table: TableId;
   readonly key: Buffer;
   readonly value: Buffer | null;
-  /** The stored value before the block, when the overlay already read it (saves a read for the undo record). */
-  readonly before?: Buffer | null;
+  /** The stored value (or its UTF-8 text) before the block, when the overlay already read it (saves a read for the undo record). */
+  readonly before?: Uint8Array | string | null;
 }
 
 type AnyRecord = RequestRecord | CommitRecord | StakeRecord;
@@ -117,6 +115,15 @@ export class OpoiStore {
 
   raw(table: TableId, key: Buffer): Buffer | undefined {
     return this.tables[table].get(key);
+  }
+
+  /**
+   * A stored record's JSON text, read straight from LMDB's view of it: lmdb-js's get() would first
+   * copy the value into a Buffer of its own, which costs more than the read.
+   */
+  recordText(table: TableId, key: Buffer): string | undefined {
+    const view = this.tables[table].getBinaryFast(key);
+    return view === undefined ? undefined : view.toString('utf8', 0, view.length);
   }
 
   *rawRange(table: TableId, prefix: Buffer): Generator<{ key: Buffer; value: Buffer }> {
@@ -212,11 +219,12 @@ export class OpoiStore {
     writes.forEach((w, i) => {
       size += 2 + compactSizeLength(w.key.length) + w.key.length;
       const old = olds[i];
-      if (old) size += compactSizeLength(old.length) + old.length;
+      if (typeof old === 'string') olds[i] = Buffer.from(old, 'utf8');
+      if (old) size += compactSizeLength(olds[i]!.length) + olds[i]!.length;
     });
     const undo = new Writer(size).compactSize(writes.length);
     writes.forEach((w, i) => {
-      const old = olds[i];
+      const old = olds[i] as Uint8Array | null;
       undo
         .u8(w.table)
         .varBytes(w.key)
@@ -278,58 +286,57 @@ export class OpoiStore {
 
 /** A pending write: the table, its key as hex, and the record (request, commit, stake tables) or raw bytes; null deletes. */
 interface Pending {
-  readonly table: TableId;
-  readonly hex: string;
   readonly value: AnyRecord | Buffer | null;
+}
+
+/** What the store held for a key the overlay read: its bytes or JSON text, and the decoded record. */
+interface Read {
+  readonly stored: Uint8Array | string | null;
+  readonly record: AnyRecord | null;
 }
 
 /**
  * Pending OPoI changes over the confirmed state, read through: the consensus rules' view of the
  * state in the middle of a block. Keys stay hex strings (the form the rules hold ids in) until the
- * changes are written; records are decoded once and encoded once, when the changes are written;
- * nothing reaches the database until the store writes changes().
+ * changes are written, in one map per table; records are decoded once and encoded once, when the
+ * changes are written; nothing reaches the database until the store writes changes().
  */
 export class BlockOverlay implements OpoiState {
-  /** table id + key (hex) → the pending write. */
-  private readonly writes = new Map<string, Pending>();
-  /** table id + key (hex) → what the store held, raw and decoded, for keys read so far. */
-  private readonly reads = new Map<string, { raw: Buffer | null; record: AnyRecord | null }>();
-  /** Pending collateral writes: most blocks change none, and every input of a block asks. */
-  private collateralWrites = 0;
+  /** Per table: key (hex) → the pending write. */
+  private readonly writes: Map<string, Pending>[] = TABLE_NAMES.map(() => new Map());
+  /** Per table: key (hex) → what the store held, for keys read so far. */
+  private readonly reads: Map<string, Read>[] = TABLE_NAMES.map(() => new Map());
 
   constructor(private readonly store: OpoiStore) {}
 
   /** Request, commit and stake records by their hex key, decoded once per block. */
   private record<T extends AnyRecord>(table: TableId, hex: string): T | undefined {
-    const id = TABLE_TAGS[table] + hex;
-    const w = this.writes.get(id);
+    const w = this.writes[table].get(hex);
     if (w) return (w.value ?? undefined) as T | undefined;
-    let r = this.reads.get(id);
+    let r = this.reads[table].get(hex);
     if (!r) {
-      const raw = this.store.raw(table, hexKey(hex)) ?? null;
-      r = { raw, record: raw ? decodeRecord<AnyRecord>(raw) : null };
-      this.reads.set(id, r);
+      const text = this.store.recordText(table, hexKey(hex)) ?? null;
+      r = { stored: text, record: text === null ? null : decodeRecordText<AnyRecord>(text) };
+      this.reads[table].set(hex, r);
     }
     return (r.record ?? undefined) as T | undefined;
   }
 
   private set(table: TableId, hex: string, value: AnyRecord | Buffer | null): void {
-    if (table === COLLATERAL) this.collateralWrites++;
-    this.writes.set(TABLE_TAGS[table] + hex, { table, hex, value });
+    this.writes[table].set(hex, { value });
   }
 
   /** The records under a prefix (request, commit, stake tables), this overlay's writes laid over the store's. */
   private range<T extends AnyRecord>(table: TableId, prefixHex: string): T[] {
     const merged = new Map<string, T | null>();
-    const tag = TABLE_TAGS[table];
+    const reads = this.reads[table];
     for (const { key, value } of this.store.rawRange(table, hexKey(prefixHex))) {
-      const id = tag + key.toString('hex');
-      if (!this.reads.has(id)) this.reads.set(id, { raw: value, record: decodeRecord<AnyRecord>(value) });
-      merged.set(id, this.reads.get(id)!.record as T);
+      const hex = key.toString('hex');
+      let r = reads.get(hex);
+      if (!r) reads.set(hex, (r = { stored: value, record: decodeRecord<AnyRecord>(value) }));
+      merged.set(hex, r.record as T);
     }
-    for (const [id, w] of this.writes) {
-      if (w.table === table && w.hex.startsWith(prefixHex)) merged.set(id, w.value as T | null);
-    }
+    for (const [hex, w] of this.writes[table]) if (hex.startsWith(prefixHex)) merged.set(hex, w.value as T | null);
     return [...merged.entries()]
       .filter((e): e is [string, T] => e[1] !== null)
       .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
@@ -338,14 +345,17 @@ export class BlockOverlay implements OpoiState {
 
   changes(): Write[] {
     const out: Write[] = [];
-    for (const [id, w] of this.writes) {
-      out.push({
-        table: w.table,
-        key: hexKey(w.hex),
-        value: w.value === null || Buffer.isBuffer(w.value) ? w.value : encodeRecord(w.value),
-        before: this.reads.get(id)?.raw,
-      });
-    }
+    this.writes.forEach((writes, table) => {
+      const reads = this.reads[table];
+      for (const [hex, w] of writes) {
+        out.push({
+          table: table as TableId,
+          key: hexKey(hex),
+          value: w.value === null || Buffer.isBuffer(w.value) ? w.value : encodeRecord(w.value),
+          before: reads.get(hex)?.stored,
+        });
+      }
+    });
     return out;
   }
 
@@ -386,8 +396,10 @@ export class BlockOverlay implements OpoiState {
   }
 
   collateralOwner(txid: Uint8Array, vout: number): string | undefined {
-    if (this.collateralWrites > 0) {
-      const w = this.writes.get(TABLE_TAGS[COLLATERAL] + collateralKey(txid, vout).toString('hex'));
+    // Most blocks change no collateral, and every input of a block asks.
+    const writes = this.writes[COLLATERAL];
+    if (writes.size > 0) {
+      const w = writes.get(collateralKey(txid, vout).toString('hex'));
       if (w) return (w.value as Buffer | null)?.toString('hex');
     }
     return this.store.collateralOwner(txid, vout);
@@ -397,9 +409,7 @@ export class BlockOverlay implements OpoiState {
     const prefix = heightHex(height);
     const merged = new Map<string, boolean>();
     for (const { key } of this.store.rawRange(DUE, hexKey(prefix))) merged.set(key.subarray(4).toString('hex'), true);
-    for (const w of this.writes.values()) {
-      if (w.table === DUE && w.hex.startsWith(prefix)) merged.set(w.hex.slice(8), w.value !== null);
-    }
+    for (const [hex, w] of this.writes[DUE]) if (hex.startsWith(prefix)) merged.set(hex.slice(8), w.value !== null);
     return [...merged]
       .filter(([, present]) => present)
       .map(([id]) => id)
