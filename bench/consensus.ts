@@ -2,7 +2,7 @@
 // so machine noise hits both sides of each comparison alike.
 //   node --import tsx bench/consensus.ts
 import { benchPow } from './pow.ts';
-import { benchScript } from './script.ts';
+import { benchScript, describeScriptFloor } from './script.ts';
 
 const script = await benchScript();
 const pow = await benchPow();
@@ -12,6 +12,7 @@ console.log(
   `(a) P2WPKH input verify via interpreter / raw libsecp256k1 verify: ${script.ratio.toFixed(2)} (goal >= 0.95, ${verdict(script.ratio >= 0.95)})`,
 );
 console.log(`    ${script.interpUsPerInput.toFixed(1)} us per input through the interpreter, ${script.rawUsPerInput.toFixed(1)} us raw`);
+for (const line of describeScriptFloor(script)) console.log(line);
 console.log(
   `(b) ZelHash header verify / bare BLAKE2b work it performs: ${pow.zelhashRatio.toFixed(2)} (goal <= 1.3, ${verdict(pow.zelhashRatio <= 1.3)})`,
 );
