@@ -4,22 +4,10 @@
 //   node --import tsx bench/chain-connect.ts
 import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
-import {
-  PrecomputedTxData,
-  SIGHASH_ALL,
-  Transaction,
-  concatBytes,
-  ecdsaSign,
-  hash160,
-  p2pkhScript,
-  p2wpkhScript,
-  publicKeyCreate,
-  signatureToDER,
-  witnessV0SignatureHash,
-  type TxOut,
-} from '@cs/consensus';
+import { PrecomputedTxData, Transaction, hash160, p2wpkhScript, publicKeyCreate, type TxOut } from '@cs/consensus';
 import type { ConnectTiming } from '../packages/csd/src/chain/events.ts';
 import { nextBlock, openHarness, spendOpTrue } from '../packages/csd/test/chain-harness.ts';
+import { signP2wpkhInput } from '../packages/csd/test/test-key.ts';
 import { median } from './lib/stats.ts';
 
 const INPUTS = 2000;
@@ -84,10 +72,9 @@ async function measure(threads: number): Promise<Measured> {
       const unsigned = new Transaction({ version: 2, inputs, outputs, locktime: 0 });
       const txdata = new PrecomputedTxData(unsigned);
       const signedInputs = inputs.map((input, i) => {
-        const msg = witnessV0SignatureHash(p2pkhScript(hash160(pub)), unsigned, i, SIGHASH_ALL, each, txdata);
-        const { signature } = ecdsaSign(msg, key);
-        triples.push({ sig: signature, msg, pub });
-        return { ...input, witness: [concatBytes(signatureToDER(signature), Uint8Array.of(SIGHASH_ALL)), pub] };
+        const { witness, sighash, signature } = signP2wpkhInput(unsigned, i, each, key, pub, txdata);
+        triples.push({ sig: signature, msg: sighash, pub });
+        return { ...input, witness };
       });
       spends.push(new Transaction({ ...unsigned, inputs: signedInputs }));
     }

@@ -8,21 +8,9 @@
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  PrecomputedTxData,
-  SIGHASH_ALL,
-  Transaction,
-  concatBytes,
-  ecdsaSign,
-  hash160,
-  p2pkhScript,
-  p2wpkhScript,
-  publicKeyCreate,
-  signatureToDER,
-  witnessV0SignatureHash,
-  type TxIn,
-} from '@cs/consensus';
+import { PrecomputedTxData, Transaction, hash160, p2wpkhScript, publicKeyCreate, type TxIn } from '@cs/consensus';
 import { nextBlock, openHarness, spendOpTrue } from '../packages/csd/test/chain-harness.ts';
+import { signP2wpkhInput } from '../packages/csd/test/test-key.ts';
 
 const FAN_OUT_BLOCKS = 100;
 const FAN_OUT = 10_000;
@@ -70,7 +58,7 @@ export async function largeChain(spendBlocks: number, log: (line: string) => voi
   const keys = Array.from({ length: KEYS }, (_, i) => {
     const priv = new Uint8Array(32).fill(i + 1);
     const pub = publicKeyCreate(priv, true);
-    return { priv, pub, spk: p2wpkhScript(hash160(pub)), scriptCode: p2pkhScript(hash160(pub)) };
+    return { priv, pub, spk: p2wpkhScript(hash160(pub)) };
   });
   const accept = async (block: ReturnType<typeof nextBlock>) => {
     const r = await chain.processBlock(block);
@@ -122,8 +110,7 @@ export async function largeChain(spendBlocks: number, log: (line: string) => voi
         ...unsigned,
         inputs: inputs.map((input, i) => {
           const key = keys[spent[i].key];
-          const msg = witnessV0SignatureHash(key.scriptCode, unsigned, i, SIGHASH_ALL, spent[i].value, txdata);
-          return { ...input, witness: [concatBytes(signatureToDER(ecdsaSign(msg, key.priv).signature), Uint8Array.of(SIGHASH_ALL)), key.pub] };
+          return { ...input, witness: signP2wpkhInput(unsigned, i, spent[i].value, key.priv, key.pub, txdata).witness };
         }),
       });
       txs.push(signed);

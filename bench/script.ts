@@ -18,12 +18,13 @@ import { hash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import { hash160, ripemd160 } from '../packages/consensus/src/crypto/hash.ts';
-import { ecdsaSign, publicKeyCreate, signatureToDER } from '../packages/consensus/src/crypto/secp256k1.ts';
+import { publicKeyCreate } from '../packages/consensus/src/crypto/secp256k1.ts';
 import { Transaction, type TxIn, type TxOut } from '../packages/consensus/src/primitives/tx.ts';
 import { STANDARD_SCRIPT_VERIFY_FLAGS } from '../packages/consensus/src/script/flags.ts';
 import { verifyInput } from '../packages/consensus/src/script/interpreter.ts';
-import { PrecomputedTxData, SIGHASH_ALL, witnessV0SignatureHash } from '../packages/consensus/src/script/sighash.ts';
+import { PrecomputedTxData } from '../packages/consensus/src/script/sighash.ts';
 import { p2pkhScript, p2wpkhScript } from '../packages/consensus/src/script/standard.ts';
+import { signP2wpkhInput } from '../packages/csd/test/test-key.ts';
 
 const INPUTS = 600;
 const ROUNDS = 31;
@@ -55,12 +56,9 @@ function buildSignedTx(): { tx: Transaction; spent: TxOut[]; triples: [Uint8Arra
   const txdata = new PrecomputedTxData(unsigned);
   const triples: [Uint8Array, Uint8Array, Uint8Array][] = [];
   const inputs = unsignedInputs.map((input, i) => {
-    const scriptCode = p2pkhScript(hash160(pubkeys[i]));
-    const sighash = witnessV0SignatureHash(scriptCode, unsigned, i, SIGHASH_ALL, spent[i].value, txdata);
-    const { signature } = ecdsaSign(sighash, keys[i]);
+    const { witness, sighash, signature } = signP2wpkhInput(unsigned, i, spent[i].value, keys[i], pubkeys[i], txdata);
     triples.push([signature, sighash, pubkeys[i]]);
-    const sig = Uint8Array.from([...signatureToDER(signature), SIGHASH_ALL]);
-    return { ...input, witness: [sig, pubkeys[i]] };
+    return { ...input, witness };
   });
   return { tx: new Transaction({ version: 2, locktime: 0, inputs, outputs }), spent, triples };
 }
