@@ -21,6 +21,26 @@ import {
 /** pg_try_advisory_lock's key: "csp" + 1, a constant every cs-pool agrees on. */
 const PAYOUT_LOCK_KEY = 0x63737001;
 const PAGE = 1000;
+/** Most shares one INSERT carries (its six array parameters stay far below PostgreSQL's limits). */
+const MAX_SHARE_BATCH = 2000;
+
+/**
+ * Appends shares in one statement, rows in the arrays' order (WITH ORDINALITY ... ORDER BY), so the
+ * sequence numbers it draws ascend in that order too.
+ */
+const INSERT_SHARES = `
+INSERT INTO shares (address, worker, work, difficulty, solo, time)
+SELECT address, worker, work, difficulty, solo, time
+FROM unnest($1::text[], $2::text[], $3::numeric[], $4::float8[], $5::bool[], $6::int8[])
+  WITH ORDINALITY AS u(address, worker, work, difficulty, solo, time, n)
+ORDER BY n
+RETURNING seq`;
+
+interface QueuedShare {
+  readonly share: NewShare;
+  readonly resolve: (seq: number) => void;
+  readonly reject: (e: unknown) => void;
+}
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS shares (
@@ -71,6 +91,10 @@ function balanceFromRow(r: { immature: string; pending: string; paid: string }):
 
 export class PgStore implements AccountingStore {
   private lockClient: pg.Client | null = null;
+  /** Shares waiting for the next INSERT. */
+  private queued: QueuedShare[] = [];
+  /** The INSERTs running until the queue is empty; null when none runs. */
+  private inserting: Promise<void> | null = null;
 
   private constructor(
     private readonly pool: pg.Pool,
@@ -95,12 +119,42 @@ export class PgStore implements AccountingStore {
     return new PgStore(pool, url);
   }
 
-  async addShare(share: NewShare): Promise<number> {
-    const r = await this.pool.query<{ seq: string }>(
-      'INSERT INTO shares (address, worker, work, difficulty, solo, time) VALUES ($1, $2, $3, $4, $5, $6) RETURNING seq',
-      [share.address, share.worker, share.work.toString(), share.difficulty, share.solo, share.time],
-    );
-    return Number(r.rows[0].seq);
+  /**
+   * Group commit, as the LMDB store does it: the shares that arrive while one INSERT runs go
+   * together into the next, and each resolves once its statement has committed. A statement (and
+   * its commit) per share held a busy pool to what a few connections' round trips allowed.
+   */
+  addShare(share: NewShare): Promise<number> {
+    return new Promise<number>((resolve, reject) => {
+      this.queued.push({ share, resolve, reject });
+      this.inserting ??= this.insertQueued();
+    });
+  }
+
+  private async insertQueued(): Promise<void> {
+    while (this.queued.length > 0) {
+      const batch = this.queued.splice(0, MAX_SHARE_BATCH);
+      try {
+        const seqs = await this.insertShares(batch.map((q) => q.share));
+        batch.forEach((q, i) => q.resolve(seqs[i]));
+      } catch (e) {
+        for (const q of batch) q.reject(e);
+      }
+    }
+    this.inserting = null;
+  }
+
+  private async insertShares(shares: readonly NewShare[]): Promise<number[]> {
+    const r = await this.pool.query<{ seq: string }>(INSERT_SHARES, [
+      shares.map((s) => s.address),
+      shares.map((s) => s.worker),
+      shares.map((s) => s.work.toString()),
+      shares.map((s) => s.difficulty),
+      shares.map((s) => s.solo),
+      shares.map((s) => s.time),
+    ]);
+    // Ascending in the rows' order whatever order RETURNING lists them in.
+    return r.rows.map((row) => Number(row.seq)).sort((a, b) => a - b);
   }
 
   async addBlock(block: BlockRecord): Promise<void> {
@@ -213,6 +267,7 @@ export class PgStore implements AccountingStore {
   }
 
   async close(): Promise<void> {
+    await this.inserting;
     await this.lockClient?.end();
     await this.pool.end();
   }
