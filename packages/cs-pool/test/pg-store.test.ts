@@ -1,9 +1,11 @@
 // The PostgreSQL store's group commit, on a throwaway cluster: shares sent together from two
 // front-ends get distinct sequence numbers, ascending in each front-end's order, and are stored as
-// sent; a statement that fails rejects only its own shares; close() waits for queued shares.
+// sent; no share commits ahead of another front-end's lower seq; a statement that fails rejects
+// only its own shares; close() waits for queued shares.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { PgStore } from '../src/accounting/pg-store.ts';
+import pg from 'pg';
+import { PgStore, SHARES_LOCK_KEY } from '../src/accounting/pg-store.ts';
 import type { NewShare, StoredShare } from '../src/accounting/store.ts';
 import { type Cluster, startCluster } from './postgres.ts';
 
@@ -86,5 +88,38 @@ test('a failed statement rejects only the shares it carried; close() waits for q
     assert.equal((await stored(reopened)).size, before + 2 + 50);
   } finally {
     await reopened.close();
+  }
+});
+
+test('a share commits only after every lower seq, whichever front-end drew it', async (t) => {
+  if (typeof cluster === 'string') return t.skip(cluster);
+  const store = await PgStore.open(cluster.url);
+  // Another front-end in the middle of appending: it has drawn a seq and not yet committed.
+  const other = new pg.Client({ connectionString: cluster.url });
+  await other.connect();
+  const observer = new pg.Client({ connectionString: cluster.url });
+  await observer.connect();
+  try {
+    await other.query('BEGIN');
+    await other.query('SELECT pg_advisory_xact_lock($1)', [SHARES_LOCK_KEY]);
+    const drawn = await other.query<{ seq: string }>(
+      "INSERT INTO shares (address, worker, work, difficulty, solo, time) VALUES ('csrt1other', 'rig', 1, 1, false, 0) RETURNING seq",
+    );
+    const otherSeq = Number(drawn.rows[0].seq);
+    // When this front-end's share is acknowledged, the other's lower seq must be visible already.
+    const acknowledged = store.addShare(share(4, 0)).then(async (seq) => {
+      const r = await observer.query('SELECT count(*)::int AS n FROM shares WHERE seq = $1', [otherSeq]);
+      return { seq, otherVisible: r.rows[0].n === 1 };
+    });
+    // Long enough for an unserialized INSERT to have committed and been acknowledged meanwhile.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await other.query('COMMIT');
+    const { seq, otherVisible } = await acknowledged;
+    assert.ok(seq > otherSeq, 'drawn after the other front-end');
+    assert.ok(otherVisible, "acknowledged only once the other front-end's lower seq had committed");
+  } finally {
+    await other.end();
+    await observer.end();
+    await store.close();
   }
 });

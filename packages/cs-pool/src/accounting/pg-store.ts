@@ -21,6 +21,8 @@ import {
 /** pg_try_advisory_lock's key: "csp" + 1, a constant every cs-pool agrees on. */
 const PAYOUT_LOCK_KEY = 0x63737001;
 const PAGE = 1000;
+/** pg_advisory_xact_lock's key for appending shares (the DDL's is PAYOUT_LOCK_KEY + 1); whatever else appends shares takes it too. */
+export const SHARES_LOCK_KEY = PAYOUT_LOCK_KEY + 2;
 /** Most shares one INSERT carries (its six array parameters stay far below PostgreSQL's limits). */
 const MAX_SHARE_BATCH = 2000;
 
@@ -144,17 +146,35 @@ export class PgStore implements AccountingStore {
     this.inserting = null;
   }
 
+  /**
+   * One transaction that draws the shares' sequence numbers under a lock every front-end takes
+   * and holds until it commits: a committed seq then means that every lower one is committed too
+   * (or rolled back, never to appear), across front-ends, which is the order the payout
+   * processor's PPLNS windows and PROP rounds read shares in. Without it, a front-end's batch
+   * could hold low seqs uncommitted while another's higher seq, a block's share say, committed.
+   */
   private async insertShares(shares: readonly NewShare[]): Promise<number[]> {
-    const r = await this.pool.query<{ seq: string }>(INSERT_SHARES, [
-      shares.map((s) => s.address),
-      shares.map((s) => s.worker),
-      shares.map((s) => s.work.toString()),
-      shares.map((s) => s.difficulty),
-      shares.map((s) => s.solo),
-      shares.map((s) => s.time),
-    ]);
-    // Ascending in the rows' order whatever order RETURNING lists them in.
-    return r.rows.map((row) => Number(row.seq)).sort((a, b) => a - b);
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN');
+      await client.query('SELECT pg_advisory_xact_lock($1)', [SHARES_LOCK_KEY]);
+      const r = await client.query<{ seq: string }>(INSERT_SHARES, [
+        shares.map((s) => s.address),
+        shares.map((s) => s.worker),
+        shares.map((s) => s.work.toString()),
+        shares.map((s) => s.difficulty),
+        shares.map((s) => s.solo),
+        shares.map((s) => s.time),
+      ]);
+      await client.query('COMMIT');
+      // Ascending in the rows' order whatever order RETURNING lists them in.
+      return r.rows.map((row) => Number(row.seq)).sort((a, b) => a - b);
+    } catch (e) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw e;
+    } finally {
+      client.release();
+    }
   }
 
   async addBlock(block: BlockRecord): Promise<void> {

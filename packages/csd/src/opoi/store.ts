@@ -118,12 +118,13 @@ export class OpoiStore {
   }
 
   /**
-   * A stored record's JSON text, read straight from LMDB's view of it: lmdb-js's get() would first
-   * copy the value into a Buffer of its own, which costs more than the read.
+   * A stored record's JSON text, decoded from lmdb-js's read buffer (which its next read on this
+   * thread overwrites): get() would first copy the value into a Buffer of its own, which costs
+   * more than the read.
    */
   recordText(table: TableId, key: Buffer): string | undefined {
     const view = this.tables[table].getBinaryFast(key);
-    return view === undefined ? undefined : view.toString('utf8', 0, view.length);
+    return view === undefined ? undefined : Buffer.from(view.buffer, view.byteOffset, view.length).toString('utf8');
   }
 
   *rawRange(table: TableId, prefix: Buffer): Generator<{ key: Buffer; value: Buffer }> {
@@ -210,7 +211,7 @@ export class OpoiStore {
     };
   }
 
-  /** What the writes replace, newest last, then the block's events (for the reverse announcements). */
+  /** What the writes replace (one entry per changed key), then the block's events (for the reverse announcements). */
   private undoRecord(writes: readonly Write[], events: readonly OpoiEvent[]): Buffer {
     const olds = writes.map((w) => (w.before !== undefined ? w.before : (this.raw(w.table, w.key) ?? null)));
     const eventBytes = Buffer.from(JSON.stringify(events));
@@ -259,7 +260,7 @@ export class OpoiStore {
       entries.push({ table, key, value: r.u8() ? Buffer.from(r.varBytes()) : null });
     }
     const events = JSON.parse(Buffer.from(r.varBytes()).toString('utf8')) as OpoiEvent[];
-    // Newest change first, so a key written twice ends at its value before the block.
+    // Each changed key appears once, with its value before the block; restored last change first.
     for (let i = entries.length - 1; i >= 0; i--) this.apply(entries[i]);
     this.db.tables.opoiundo.remove(Buffer.from(blockHash));
     return events;
