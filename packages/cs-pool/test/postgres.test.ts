@@ -1,9 +1,11 @@
 // Two cs-pool front-ends sharing one PostgreSQL database (a throwaway cluster started here) and
 // one csd: shares from both count in the same PPLNS window, exactly one runs the payout processor,
-// the block is paid once, to the base unit, and when that instance dies the other takes over.
+// the block is paid once, to the base unit, and when that instance dies the other takes over. A
+// block whose share the database refuses still reaches the node.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { REGTEST } from '@cs/consensus';
+import pg from 'pg';
 import type { Daemon } from '../../csd/test/daemon.ts';
 import { PoolProcess, eventually, externalAddress, receivedTotal, startNode } from './pool-harness.ts';
 import { type Cluster, startCluster } from './postgres.ts';
@@ -93,4 +95,28 @@ test('two front-ends on one PostgreSQL database: shared shares, one payout proce
   const [active, standby] = count(one.output, ACTIVE) === 1 ? [one, two] : [two, one];
   await active.stop('SIGKILL');
   await eventually(async () => (count(standby.output, ACTIVE) === 1 ? true : undefined), 'the standby taking over');
+});
+
+test('a block whose share the database refuses still reaches the node', async (t) => {
+  if (typeof cluster === 'string') return t.skip(`PostgreSQL unavailable: ${cluster}`);
+  // The first test left one front-end running.
+  const alive = [one, two].find((p) => p.proc !== null && p.proc.exitCode === null && p.proc.signalCode === null)!;
+  const a = externalAddress();
+  const m = await miner(alive, a);
+  const admin = new pg.Client({ connectionString: cluster.url });
+  await admin.connect();
+  try {
+    // Every INSERT of shares fails from now on, as with a database that went away.
+    await admin.query('ALTER TABLE shares RENAME TO shares_away');
+    const s = m.solve(REGTEST.equihash, true, `${a}.rig`);
+    const reply = await m.submit(s.params);
+    assert.equal(reply.result, null);
+    assert.ok(reply.error, 'the miner hears that the share was not stored');
+    const hash = s.hash.toString(16).padStart(64, '0');
+    await eventually(async () => ((await node.call<string>('getbestblockhash')) === hash ? true : undefined), 'the block on the node');
+    await eventually(async () => (alive.output.includes('its share could not be stored') ? true : undefined), 'the error logged');
+  } finally {
+    await admin.query('ALTER TABLE shares_away RENAME TO shares');
+    await admin.end();
+  }
 });

@@ -15,7 +15,8 @@ export interface FoundBlock {
   readonly address: string;
   readonly worker: string;
   readonly solo: boolean;
-  readonly shareSeq: number;
+  /** The finding share's seq; null when the store refused the share (the block still goes to the node). */
+  readonly shareSeq: number | null;
 }
 
 export type SubmitOutcome =
@@ -37,6 +38,13 @@ export async function submitFoundBlock(found: FoundBlock, rpc: RpcClient, store:
     const reason = answer ?? 'not on the active chain after submitblock';
     log.error({ hash, height: job.height, reason }, 'block rejected by the node');
     return { accepted: false, hash, reason };
+  }
+  if (found.shareSeq === null) {
+    log.error(
+      { hash, height: job.height, finder: found.address, worker: found.worker, solo: found.solo },
+      'block found and accepted by the node, but its share could not be stored: the pool has no record of it; credit its reward by hand',
+    );
+    return { accepted: true, hash };
   }
   // The pool's outputs: all of it on pool jobs; on solo the finder's output, the fee output apart.
   const outputs = job.coinbase.outputs.filter((o) => o.value > 0n);

@@ -217,11 +217,20 @@ export class Pool {
       solo: s.solo,
       time: Date.now(),
     });
-    return s.share.isBlock ? stored.then((seq) => this.submitBlock(s, seq)) : stored;
+    if (!s.share.isBlock) return stored;
+    // The block goes to the node even when its share could not be stored (the database is
+    // unreachable, say): a failed write costs the miner's reply, not the block.
+    return stored.then(
+      (seq) => this.submitBlock(s, seq),
+      (e: unknown) => {
+        this.submitBlock(s, null);
+        throw e;
+      },
+    );
   }
 
   /** The miner hears `true` now; the block goes to the node right away, concurrently. */
-  private submitBlock(s: AcceptedShare, seq: number): void {
+  private submitBlock(s: AcceptedShare, seq: number | null): void {
     void submitFoundBlock(
       { job: s.job, share: s.share, address: s.address, worker: s.worker, solo: s.solo, shareSeq: seq },
       this.rpc,
