@@ -35,7 +35,7 @@ import { nextBlock, openHarness, spendOpTrue } from '../packages/csd/test/chain-
 import { Daemon } from '../packages/csd/test/daemon.ts';
 import { TestKey } from '../packages/csd/test/test-key.ts';
 import { driveKeepAlive } from './lib/keep-alive.ts';
-import { median } from './lib/stats.ts';
+import { median, percentile } from './lib/stats.ts';
 
 /** Requests each side of the bench block works on; each gets one COMMIT or REVEAL per committing miner. */
 const TARGETS = 111;
@@ -138,6 +138,8 @@ interface BlockCompare {
   readonly plainMs: number;
   /** Median over rounds of (OPoI connect ÷ plain connect), each pair from one round. */
   readonly ratio: number;
+  /** The 25th and 75th percentiles of those per-round ratios: how far one run's rounds spread. */
+  readonly ratioQuartiles: readonly [number, number];
   readonly opoiPhases: ConnectTiming['phases'];
   readonly plainPhases: ConnectTiming['phases'];
   readonly threads: number;
@@ -299,6 +301,12 @@ export async function benchOpoiConnect(): Promise<BlockCompare> {
       opoiMs: median(pairs.map((x) => x.opoi.seconds * 1000)),
       plainMs: median(pairs.map((x) => x.plain.seconds * 1000)),
       ratio: median(pairs.map((x) => x.opoi.seconds / x.plain.seconds)),
+      ratioQuartiles: [25, 75].map((q) =>
+        percentile(
+          pairs.map((x) => x.opoi.seconds / x.plain.seconds),
+          q,
+        ),
+      ) as [number, number],
       opoiPhases: phases('opoi'),
       plainPhases: phases('plain'),
       threads: availableParallelism(),
@@ -388,7 +396,9 @@ if (process.argv[1] && import.meta.url.endsWith(process.argv[1].split('/').pop()
   console.log(
     `block connect, 1,000 txs (${NEW_REQUESTS} REQUEST, ${TARGETS * MINERS_PER_REQUEST} COMMIT, ${TARGETS * MINERS_PER_REQUEST} REVEAL) vs 1,000 plain P2WPKH spends, ${c.threads} script threads (median ms): OPoI ${ms(c.opoiMs)}, plain ${ms(c.plainMs)}`,
   );
-  console.log(`OPoI block / plain block connect: ${c.ratio.toFixed(2)} (goal <= 1.25, ${c.ratio <= 1.25 ? 'ok' : 'ABOVE GOAL'})`);
+  console.log(
+    `OPoI block / plain block connect: ${c.ratio.toFixed(2)} (goal <= 1.25, ${c.ratio <= 1.25 ? 'ok' : 'ABOVE GOAL'}; middle half of the rounds ${c.ratioQuartiles.map((q) => q.toFixed(2)).join('-')})`,
+  );
   console.log(`    split (median ms): OPoI ${split(c.opoiPhases)}; plain ${split(c.plainPhases)}`);
   console.log(`    block sizes: OPoI ${c.opoiBytes} bytes, plain ${c.plainBytes} bytes`);
   const r = await benchOpoiRpc();
