@@ -297,16 +297,12 @@ export async function benchOpoiConnect(): Promise<BlockCompare> {
       scripts: median(pairs.map((x) => x[side].phases.scripts * 1000)),
       write: median(pairs.map((x) => x[side].phases.write * 1000)),
     });
+    const ratios = pairs.map((x) => x.opoi.seconds / x.plain.seconds);
     return {
       opoiMs: median(pairs.map((x) => x.opoi.seconds * 1000)),
       plainMs: median(pairs.map((x) => x.plain.seconds * 1000)),
-      ratio: median(pairs.map((x) => x.opoi.seconds / x.plain.seconds)),
-      ratioQuartiles: [25, 75].map((q) =>
-        percentile(
-          pairs.map((x) => x.opoi.seconds / x.plain.seconds),
-          q,
-        ),
-      ) as [number, number],
+      ratio: median(ratios),
+      ratioQuartiles: [percentile(ratios, 25), percentile(ratios, 75)],
       opoiPhases: phases('opoi'),
       plainPhases: phases('plain'),
       threads: availableParallelism(),

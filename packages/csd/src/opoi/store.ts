@@ -213,19 +213,21 @@ export class OpoiStore {
 
   /** What the writes replace (one entry per changed key), then the block's events (for the reverse announcements). */
   private undoRecord(writes: readonly Write[], events: readonly OpoiEvent[]): Buffer {
-    const olds = writes.map((w) => (w.before !== undefined ? w.before : (this.raw(w.table, w.key) ?? null)));
+    const olds = writes.map((w) => {
+      const old = w.before !== undefined ? w.before : (this.raw(w.table, w.key) ?? null);
+      return typeof old === 'string' ? Buffer.from(old, 'utf8') : old;
+    });
     const eventBytes = Buffer.from(JSON.stringify(events));
     // Sized up front: the record copies every replaced value, a few hundred KB for a full block.
     let size = compactSizeLength(writes.length) + compactSizeLength(eventBytes.length) + eventBytes.length;
     writes.forEach((w, i) => {
       size += 2 + compactSizeLength(w.key.length) + w.key.length;
       const old = olds[i];
-      if (typeof old === 'string') olds[i] = Buffer.from(old, 'utf8');
-      if (old) size += compactSizeLength(olds[i]!.length) + olds[i]!.length;
+      if (old) size += compactSizeLength(old.length) + old.length;
     });
     const undo = new Writer(size).compactSize(writes.length);
     writes.forEach((w, i) => {
-      const old = olds[i] as Uint8Array | null;
+      const old = olds[i];
       undo
         .u8(w.table)
         .varBytes(w.key)
@@ -285,10 +287,8 @@ export class OpoiStore {
   }
 }
 
-/** A pending write: the table, its key as hex, and the record (request, commit, stake tables) or raw bytes; null deletes. */
-interface Pending {
-  readonly value: AnyRecord | Buffer | null;
-}
+/** A pending write: the record (request, commit, stake tables) or raw bytes; null deletes. */
+type Pending = AnyRecord | Buffer | null;
 
 /** What the store held for a key the overlay read: its bytes or JSON text, and the decoded record. */
 interface Read {
@@ -313,7 +313,7 @@ export class BlockOverlay implements OpoiState {
   /** Request, commit and stake records by their hex key, decoded once per block. */
   private record<T extends AnyRecord>(table: TableId, hex: string): T | undefined {
     const w = this.writes[table].get(hex);
-    if (w) return (w.value ?? undefined) as T | undefined;
+    if (w !== undefined) return (w ?? undefined) as T | undefined;
     let r = this.reads[table].get(hex);
     if (!r) {
       const text = this.store.recordText(table, hexKey(hex)) ?? null;
@@ -323,8 +323,8 @@ export class BlockOverlay implements OpoiState {
     return (r.record ?? undefined) as T | undefined;
   }
 
-  private set(table: TableId, hex: string, value: AnyRecord | Buffer | null): void {
-    this.writes[table].set(hex, { value });
+  private set(table: TableId, hex: string, value: Pending): void {
+    this.writes[table].set(hex, value);
   }
 
   /** The records under a prefix (request, commit, stake tables), this overlay's writes laid over the store's. */
@@ -337,7 +337,7 @@ export class BlockOverlay implements OpoiState {
       if (!r) reads.set(hex, (r = { stored: value, record: decodeRecord<AnyRecord>(value) }));
       merged.set(hex, r.record as T);
     }
-    for (const [hex, w] of this.writes[table]) if (hex.startsWith(prefixHex)) merged.set(hex, w.value as T | null);
+    for (const [hex, w] of this.writes[table]) if (hex.startsWith(prefixHex)) merged.set(hex, w as T | null);
     return [...merged.entries()]
       .filter((e): e is [string, T] => e[1] !== null)
       .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
@@ -352,7 +352,7 @@ export class BlockOverlay implements OpoiState {
         out.push({
           table: table as TableId,
           key: hexKey(hex),
-          value: w.value === null || Buffer.isBuffer(w.value) ? w.value : encodeRecord(w.value),
+          value: w === null || Buffer.isBuffer(w) ? w : encodeRecord(w),
           before: reads.get(hex)?.stored,
         });
       }
@@ -401,7 +401,7 @@ export class BlockOverlay implements OpoiState {
     const writes = this.writes[COLLATERAL];
     if (writes.size > 0) {
       const w = writes.get(collateralKey(txid, vout).toString('hex'));
-      if (w) return (w.value as Buffer | null)?.toString('hex');
+      if (w !== undefined) return (w as Buffer | null)?.toString('hex');
     }
     return this.store.collateralOwner(txid, vout);
   }
@@ -410,7 +410,7 @@ export class BlockOverlay implements OpoiState {
     const prefix = heightHex(height);
     const merged = new Map<string, boolean>();
     for (const { key } of this.store.rawRange(DUE, hexKey(prefix))) merged.set(key.subarray(4).toString('hex'), true);
-    for (const [hex, w] of this.writes[DUE]) if (hex.startsWith(prefix)) merged.set(hex.slice(8), w.value !== null);
+    for (const [hex, w] of this.writes[DUE]) if (hex.startsWith(prefix)) merged.set(hex.slice(8), w !== null);
     return [...merged]
       .filter(([, present]) => present)
       .map(([id]) => id)
