@@ -4,6 +4,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
+import { ChainDatabase, SCHEMA_VERSION } from '../src/storage/database.ts';
 import { CLI_BIN, CSD_BIN, Daemon, RpcCallError, freePort } from './daemon.ts';
 
 test('csd starts, refuses a second instance on the same data directory, stops cleanly and restarts on the same tip', async () => {
@@ -212,6 +213,15 @@ test('-reindex rebuilds the block index and UTXO set from the stored blocks', as
     const tip = await d.call('getbestblockhash');
     const utxos = await d.call('gettxoutsetinfo');
     await d.stop();
+    // As a csd of schema 1 (JSON OPoI records) left it: refused without -reindex, upgraded by it.
+    const path = join(d.datadir, 'regtest', 'chainstate');
+    const setSchema = async (version: string) => {
+      const db = ChainDatabase.open(path, { reindex: true });
+      db.write(() => db.putMeta('schema', Buffer.from(version)));
+      await db.close();
+    };
+    await setSchema('1');
+    await assert.rejects(d.start(), /has schema 1, this csd expects 2; start once with -reindex to upgrade it/);
     await d.start(['-reindex']);
     assert.equal(await d.call('getbestblockhash'), tip);
     assert.deepEqual(await d.call('gettxoutsetinfo'), utxos);
@@ -219,6 +229,15 @@ test('-reindex rebuilds the block index and UTXO set from the stored blocks', as
     const log = readFileSync(join(d.datadir, 'regtest', 'debug.log'), 'utf8');
     assert.match(log, /"msg":"reindex complete"/);
     assert.match(log, /"blocks":31,"height":30/);
+    const db = ChainDatabase.open(path);
+    assert.equal(db.getMeta('schema')?.toString(), String(SCHEMA_VERSION), '-reindex wrote the new schema');
+    await db.close();
+    await d.start();
+    assert.equal(await d.call('getbestblockhash'), tip);
+    await d.stop();
+    // A schema -reindex cannot rebuild (say, from a newer csd) is refused even with it.
+    await setSchema('99');
+    await assert.rejects(d.start(['-reindex']), /has schema 99, which this csd \(schema 2\) cannot read or upgrade/);
   } finally {
     await d.cleanup();
   }

@@ -223,14 +223,28 @@ test('records encode deterministically, bigints included, and decode to equal va
     height: 8,
     reveal: { responseHash: '03'.repeat(32), tokenCount: 9, salt: '04'.repeat(32), txid: '05'.repeat(32), height: 11 },
   };
-  // The hand-written encoders give exactly JSON.stringify's bytes (bigints as {"$n"}), so stored
-  // records and state digests do not depend on which of the two wrote them.
-  const stringified = (x: object) =>
-    Buffer.from(JSON.stringify(x, (_k, v: unknown) => (typeof v === 'bigint' ? { $n: v.toString() } : v))).toString();
-  for (const x of [s, r, c, { ...c, reveal: null }]) {
-    assert.equal(encodeRecord(x).toString(), stringified(x), 'encodeRecord matches JSON.stringify');
-    assert.deepEqual(decodeRecord(encodeRecord(x)), x, 'a record decodes to itself');
+  const pending: RequestRecord = { ...r, status: 'PENDING', firstCommitHeight: null, winner: null, winnerTokens: null, resolvedHeight: null };
+  const paid: RequestRecord = { ...r, status: 'EXPIRED', payoutTxid: '06'.repeat(32), payoutHeight: 0 };
+  for (const x of [s, r, pending, paid, c, { ...c, reveal: null }, { ...s, unstakeHeight: 0, modelId: '', endpoint: 'é'.repeat(300) }]) {
+    const bytes = encodeRecord(x);
+    assert.deepEqual(decodeRecord(bytes), x, 'a record decodes to itself');
+    assert.deepEqual(encodeRecord(decodeRecord(bytes)), bytes, 'and encodes to the same bytes');
+    assert.throws(() => decodeRecord(bytes.subarray(0, bytes.length - 1)), { name: 'DecodeError' }, 'a truncated record is refused');
+    assert.throws(() => decodeRecord(Buffer.concat([bytes, Buffer.of(0)])), { name: 'DecodeError' }, 'trailing bytes are refused');
   }
+  // The layout (docs/protocol.md §11.10): tag, then each field in order; nullable numbers as value + 1.
+  assert.equal(
+    encodeRecord({ ...c, reveal: null }).toString('hex'),
+    `02${'ab'.repeat(16)}${actorKey(minerA)}${'01'.repeat(32)}${'02'.repeat(32)}0800000000`,
+  );
+  const text = (t: string) => 2 + Buffer.byteLength(t);
+  assert.equal(
+    encodeRecord(pending).length,
+    1 + 16 + 32 + 4 + 21 + text(r.model) + 32 + 4 + 8 + 8 + 4 + 4 + text(r.taskClass) + 8 + 1 + 4 + 4 + 4 + 1 + 4 + 4 + 1 + 4,
+  );
+  assert.throws(() => decodeRecord(Buffer.of(9)), { name: 'DecodeError' }, 'an unknown tag is refused');
+  assert.throws(() => encodeRecord({ ...c, txid: 'zz'.repeat(32) }), RangeError, 'a field that is not hex of its size is refused');
+  assert.throws(() => encodeRecord({ ...c, txid: 'ab' }), RangeError);
 });
 
 test('a whole lifecycle by the rules: stake, request, commits, reveals, resolution, payout', () => {

@@ -78,7 +78,7 @@ export class Node {
     const o = config.options;
     const startedAt = Date.now();
     const clock = new NodeClock(o.mocktime);
-    const db = ChainDatabase.open(join(config.paths.networkDir, 'chainstate'));
+    const db = ChainDatabase.open(join(config.paths.networkDir, 'chainstate'), { reindex: o.reindex });
     const chain = new Chain({
       db,
       params: config.network,

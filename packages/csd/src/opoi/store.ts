@@ -20,7 +20,6 @@ import {
   applyOpoiBlock,
   compactSizeLength,
   decodeRecord,
-  decodeRecordText,
   encodeRecord,
   hashFromHex,
 } from '@cs/consensus';
@@ -36,10 +35,30 @@ const COLLATERAL: TableId = 3;
 const DUE: TableId = 4;
 const hexKey = (hex: string) => Buffer.from(hex, 'hex');
 
-/** A due entry's key starts with the height, big-endian, so a height's entries are one range. */
+/**
+ * A height's due record: key the height (4 bytes, big-endian), value the ids of the requests due
+ * there (16 bytes each, ascending). One record per height rather than one per request: a block of
+ * new requests, all due at the same height, changes one record instead of one per request.
+ */
 const heightHex = (height: number) => height.toString(16).padStart(8, '0');
 
-const EMPTY = Buffer.alloc(0);
+const ID_BYTES = 16;
+
+function encodeDue(ids: Iterable<string>): Buffer | null {
+  const sorted = [...ids].sort();
+  if (sorted.length === 0) return null;
+  const value = Buffer.allocUnsafe(sorted.length * ID_BYTES);
+  sorted.forEach((id, i) => value.write(id, i * ID_BYTES, ID_BYTES, 'hex'));
+  return value;
+}
+
+function decodeDue(value: Uint8Array | null): Set<string> {
+  const ids = new Set<string>();
+  if (value === null) return ids;
+  const b = Buffer.from(value.buffer, value.byteOffset, value.byteLength);
+  for (let at = 0; at < b.length; at += ID_BYTES) ids.add(b.toString('hex', at, at + ID_BYTES));
+  return ids;
+}
 
 function collateralKey(txid: Uint8Array, vout: number): Buffer {
   const key = Buffer.alloc(36);
@@ -59,8 +78,8 @@ interface Write {
   readonly table: TableId;
   readonly key: Buffer;
   readonly value: Buffer | null;
-  /** The stored value (or its UTF-8 text) before the block, when the overlay already read it (saves a read for the undo record). */
-  readonly before?: Uint8Array | string | null;
+  /** The stored value before the block, when the overlay already read it (saves a read for the undo record). */
+  readonly before?: Uint8Array | null;
 }
 
 type AnyRecord = RequestRecord | CommitRecord | StakeRecord;
@@ -113,18 +132,16 @@ export class OpoiStore {
     this.prefixes.add(txidPrefix(key));
   }
 
-  raw(table: TableId, key: Buffer): Buffer | undefined {
-    return this.tables[table].get(key);
-  }
-
   /**
-   * A stored record's JSON text, decoded from lmdb-js's read buffer (which its next read on this
-   * thread overwrites): get() would first copy the value into a Buffer of its own, which costs
-   * more than the read.
+   * A stored value, copied out of lmdb-js's read buffer (which its next read overwrites) into
+   * Node's buffer pool: cheaper for these small records than get(), which allocates a Buffer each.
    */
-  recordText(table: TableId, key: Buffer): string | undefined {
+  raw(table: TableId, key: Buffer): Buffer | undefined {
     const view = this.tables[table].getBinaryFast(key);
-    return view === undefined ? undefined : Buffer.from(view.buffer, view.byteOffset, view.length).toString('utf8');
+    if (view === undefined) return undefined;
+    const value = Buffer.allocUnsafe(view.length);
+    value.set(new Uint8Array(view.buffer, view.byteOffset, view.length));
+    return value;
   }
 
   *rawRange(table: TableId, prefix: Buffer): Generator<{ key: Buffer; value: Buffer }> {
@@ -213,10 +230,7 @@ export class OpoiStore {
 
   /** What the writes replace (one entry per changed key), then the block's events (for the reverse announcements). */
   private undoRecord(writes: readonly Write[], events: readonly OpoiEvent[]): Buffer {
-    const olds = writes.map((w) => {
-      const old = w.before !== undefined ? w.before : (this.raw(w.table, w.key) ?? null);
-      return typeof old === 'string' ? Buffer.from(old, 'utf8') : old;
-    });
+    const olds = writes.map((w) => (w.before !== undefined ? w.before : (this.raw(w.table, w.key) ?? null)));
     const eventBytes = Buffer.from(JSON.stringify(events));
     // Sized up front: the record copies every replaced value, a few hundred KB for a full block.
     let size = compactSizeLength(writes.length) + compactSizeLength(eventBytes.length) + eventBytes.length;
@@ -290,9 +304,9 @@ export class OpoiStore {
 /** A pending write: the record (request, commit, stake tables) or raw bytes; null deletes. */
 type Pending = AnyRecord | Buffer | null;
 
-/** What the store held for a key the overlay read: its bytes or JSON text, and the decoded record. */
+/** What the store held for a key the overlay read: its bytes and the decoded record. */
 interface Read {
-  readonly stored: Uint8Array | string | null;
+  readonly stored: Uint8Array | null;
   readonly record: AnyRecord | null;
 }
 
@@ -307,6 +321,9 @@ export class BlockOverlay implements OpoiState {
   private readonly writes: Map<string, Pending>[] = TABLE_NAMES.map(() => new Map());
   /** Per table: key (hex) → what the store held, for keys read so far. */
   private readonly reads: Map<string, Read>[] = TABLE_NAMES.map(() => new Map());
+  /** Due ids by height, for the heights read so far; turned into writes by changes(). */
+  private readonly dues = new Map<number, Set<string>>();
+  private readonly changedDue = new Set<number>();
 
   constructor(private readonly store: OpoiStore) {}
 
@@ -316,8 +333,8 @@ export class BlockOverlay implements OpoiState {
     if (w !== undefined) return (w ?? undefined) as T | undefined;
     let r = this.reads[table].get(hex);
     if (!r) {
-      const text = this.store.recordText(table, hexKey(hex)) ?? null;
-      r = { stored: text, record: text === null ? null : decodeRecordText<AnyRecord>(text) };
+      const stored = this.store.raw(table, hexKey(hex)) ?? null;
+      r = { stored, record: stored === null ? null : decodeRecord<AnyRecord>(stored) };
       this.reads[table].set(hex, r);
     }
     return (r.record ?? undefined) as T | undefined;
@@ -345,6 +362,8 @@ export class BlockOverlay implements OpoiState {
   }
 
   changes(): Write[] {
+    for (const height of this.changedDue) this.set(DUE, heightHex(height), encodeDue(this.dues.get(height)!));
+    this.changedDue.clear();
     const out: Write[] = [];
     this.writes.forEach((writes, table) => {
       const reads = this.reads[table];
@@ -406,22 +425,29 @@ export class BlockOverlay implements OpoiState {
     return this.store.collateralOwner(txid, vout);
   }
 
+  /** The ids due at a height, as this overlay changed them; read from the store on first use. */
+  private dueIds(height: number): Set<string> {
+    let ids = this.dues.get(height);
+    if (!ids) {
+      const key = heightHex(height);
+      const stored = this.store.raw(DUE, hexKey(key)) ?? null;
+      this.reads[DUE].set(key, { stored, record: null });
+      ids = decodeDue(stored);
+      this.dues.set(height, ids);
+    }
+    return ids;
+  }
+
   due(height: number): string[] {
-    const prefix = heightHex(height);
-    const merged = new Map<string, boolean>();
-    for (const { key } of this.store.rawRange(DUE, hexKey(prefix))) merged.set(key.subarray(4).toString('hex'), true);
-    for (const [hex, w] of this.writes[DUE]) if (hex.startsWith(prefix)) merged.set(hex.slice(8), w !== null);
-    return [...merged]
-      .filter(([, present]) => present)
-      .map(([id]) => id)
-      .sort();
+    return [...this.dueIds(height)].sort();
   }
 
   addDue(height: number, requestId: string): void {
-    this.set(DUE, heightHex(height) + requestId, EMPTY);
+    this.dueIds(height).add(requestId);
+    this.changedDue.add(height);
   }
 
   removeDue(height: number, requestId: string): void {
-    this.set(DUE, heightHex(height) + requestId, null);
+    if (this.dueIds(height).delete(requestId)) this.changedDue.add(height);
   }
 }

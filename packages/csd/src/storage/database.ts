@@ -60,8 +60,14 @@ export function readLargeInto(table: Table, key: Buffer, allocate: (length: numb
   return owned;
 }
 
-/** Bumped when a stored format changes; a mismatch refuses to start rather than misread data. */
-export const SCHEMA_VERSION = 1;
+/**
+ * Bumped when a stored format changes; a mismatch refuses to start rather than misread data.
+ * 2: the OPoI due table holds one record per height (the ids due there) instead of one per request.
+ */
+export const SCHEMA_VERSION = 2;
+
+/** Earlier schemas that differ only in tables -reindex rebuilds: -reindex upgrades them in place. */
+const REBUILDABLE_SCHEMAS: readonly number[] = [1];
 
 /** Meta keys holding the hash of the last block each optional index covers (indexes/sync.ts). */
 export const TX_INDEX_MARKER = 'txindex';
@@ -96,24 +102,34 @@ export class ChainDatabase {
     };
   }
 
-  static open(path: string): ChainDatabase {
+  /**
+   * `reindex`: the caller rebuilds the derived tables (-reindex), so a rebuildable older schema is
+   * accepted; so it is while an interrupted reindex is pending, which the node resumes at start.
+   */
+  static open(path: string, opts: { reindex?: boolean } = {}): ChainDatabase {
     // Committed transactions survive a killed process (the OS keeps the pages); `noSync: false`
     // keeps them across power loss too, at the cost of an fsync per block.
     const root = open<Buffer, Buffer>({ path, maxDbs: 32, keyEncoding: 'binary', encoding: 'binary', compression: false });
     const db = new ChainDatabase(root, path);
-    db.checkSchema();
+    db.checkSchema(opts.reindex ?? false);
     return db;
   }
 
-  private checkSchema(): void {
+  private checkSchema(reindex: boolean): void {
     const stored = this.getMeta('schema');
     if (!stored) {
       this.write(() => this.putMeta('schema', Buffer.from(String(SCHEMA_VERSION))));
       return;
     }
-    if (Number(stored.toString()) !== SCHEMA_VERSION) {
-      throw new Error(`database ${this.path} has schema ${stored.toString()}, this csd expects ${SCHEMA_VERSION}; run with -reindex`);
+    const version = Number(stored.toString());
+    if (version === SCHEMA_VERSION) return;
+    if (!REBUILDABLE_SCHEMAS.includes(version)) {
+      throw new Error(`database ${this.path} has schema ${stored.toString()}, which this csd (schema ${SCHEMA_VERSION}) cannot read or upgrade`);
     }
+    // clearDerived() writes the new version once the old derived tables are gone.
+    const rebuilding = reindex || this.getMeta('reindex') !== undefined;
+    if (!rebuilding)
+      throw new Error(`database ${this.path} has schema ${version}, this csd expects ${SCHEMA_VERSION}; start once with -reindex to upgrade it`);
   }
 
   /** Runs `fn` as one atomic write transaction: all of its puts and removes land, or none do. */
@@ -142,6 +158,7 @@ export class ChainDatabase {
     for (const table of [...derived, t.opoirequest, t.opoicommit, t.opoistake, t.opoicollateral, t.opoidue, t.opoiundo]) table.clearSync();
     this.write(() => {
       for (const key of ['tip', TX_INDEX_MARKER, ADDRESS_INDEX_MARKER]) t.meta.remove(Buffer.from(key));
+      this.putMeta('schema', Buffer.from(String(SCHEMA_VERSION)));
     });
   }
 
