@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PrecomputedTxData, Transaction, hash160, p2wpkhScript, publicKeyCreate, type TxIn } from '@cs/consensus';
 import { nextBlock, openHarness, spendOpTrue } from '../packages/csd/test/chain-harness.ts';
+import { SCHEMA_VERSION } from '../packages/csd/src/storage/database.ts';
 import { signP2wpkhInput } from '../packages/csd/test/test-key.ts';
 
 const FAN_OUT_BLOCKS = 100;
@@ -29,6 +30,8 @@ export interface LargeChain {
   readonly inputs: number;
   readonly utxos: number;
   readonly generationSeconds: number;
+  /** The database schema the chain was written with: a cache of another schema is generated again. */
+  readonly schema: number;
 }
 
 interface Coin {
@@ -47,8 +50,12 @@ function cacheDir(spendBlocks: number): string {
 export async function largeChain(spendBlocks: number, log: (line: string) => void = console.log): Promise<LargeChain> {
   const dir = cacheDir(spendBlocks);
   const metaFile = join(dir, 'chain.json');
-  if (existsSync(metaFile)) return JSON.parse(readFileSync(metaFile, 'utf8')) as LargeChain;
-  // A half-generated chain from an interrupted run is started over.
+  if (existsSync(metaFile)) {
+    const cached = JSON.parse(readFileSync(metaFile, 'utf8')) as LargeChain;
+    if (cached.schema === SCHEMA_VERSION) return cached;
+    log(`large chain: the cached one has database schema ${cached.schema ?? 1}, csd reads ${SCHEMA_VERSION}; generating it again`);
+  }
+  // A half-generated chain from an interrupted run (or one of another schema) is started over.
   rmSync(dir, { recursive: true, force: true });
   const work = join(dir, 'work');
   mkdirSync(work, { recursive: true });
@@ -129,6 +136,7 @@ export async function largeChain(spendBlocks: number, log: (line: string) => voi
     inputs: spendBlocks * INPUTS_PER_BLOCK,
     utxos: coins.length,
     generationSeconds: (performance.now() - started) / 1000,
+    schema: SCHEMA_VERSION,
   };
   await chain.close();
   await h.db.close();
