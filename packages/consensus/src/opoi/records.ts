@@ -102,8 +102,8 @@ type AnyRecord = RequestRecord | CommitRecord | StakeRecord;
  * nullable one as value + 1 (0 = null), amounts uint64 LE, free text as a uint16 LE byte length
  * and UTF-8, the status as its index in REQUEST_STATUSES, the reveal as a flag byte and its
  * fields. The same record gives the same bytes on every node (state digests compare them); a
- * request takes about 170 bytes, a third of its JSON, and decodes in half JSON.parse's time
- * (encoding costs about what the JSON text did: the hex fields are turned back into bytes).
+ * request takes about 177 bytes, against 592 as JSON, and decodes in 2.0 µs against 5-7 µs;
+ * encoding costs about a third more than the JSON text did (the hex fields go back to bytes).
  */
 const TAG_REQUEST = 1;
 const TAG_COMMIT = 2;
