@@ -23,7 +23,7 @@ import {
   encodeRecord,
   hashFromHex,
 } from '@cs/consensus';
-import type { ChainDatabase, Table } from '../storage/database.ts';
+import { type ChainDatabase, type Table, readLargeInto } from '../storage/database.ts';
 
 /** Tables in the order of their ids in undo records (and in the state digest). */
 const TABLE_NAMES = ['opoirequest', 'opoicommit', 'opoistake', 'opoicollateral', 'opoidue'] as const;
@@ -132,16 +132,9 @@ export class OpoiStore {
     this.prefixes.add(txidPrefix(key));
   }
 
-  /**
-   * A stored value, copied out of lmdb-js's read buffer (which its next read overwrites) into
-   * Node's buffer pool: cheaper for these small records than get(), which allocates a Buffer each.
-   */
+  /** A stored value in Node's buffer pool: cheaper for these small records than get(), which allocates a Buffer each. */
   raw(table: TableId, key: Buffer): Buffer | undefined {
-    const view = this.tables[table].getBinaryFast(key);
-    if (view === undefined) return undefined;
-    const value = Buffer.allocUnsafe(view.length);
-    value.set(new Uint8Array(view.buffer, view.byteOffset, view.length));
-    return value;
+    return readLargeInto(this.tables[table], key, Buffer.allocUnsafe);
   }
 
   *rawRange(table: TableId, prefix: Buffer): Generator<{ key: Buffer; value: Buffer }> {

@@ -50,7 +50,7 @@ export function readLarge(table: Table, key: Buffer): Buffer | undefined {
   return readLargeInto(table, key, Buffer.allocUnsafeSlow);
 }
 
-/** readLarge into a buffer of `length` bytes that `allocate` provides (a pooled one, say). */
+/** readLarge into a buffer of `length` bytes that `allocate` provides (from Node's pool for small values, say). */
 export function readLargeInto(table: Table, key: Buffer, allocate: (length: number) => Buffer): Buffer | undefined {
   const view = table.getBinaryFast(key);
   if (view === undefined) return undefined;
@@ -62,7 +62,8 @@ export function readLargeInto(table: Table, key: Buffer, allocate: (length: numb
 
 /**
  * Bumped when a stored format changes; a mismatch refuses to start rather than misread data.
- * 2: the OPoI due table holds one record per height (the ids due there) instead of one per request.
+ * 2: OPoI records are binary (opoi/records.ts) instead of JSON, and the due table holds one record
+ *    per height (the ids due there) instead of one per request.
  */
 export const SCHEMA_VERSION = 2;
 
