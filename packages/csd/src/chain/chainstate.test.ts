@@ -286,3 +286,115 @@ test('parallel script verification across worker threads accepts good and reject
     assert.ok([plan, scripts, write].every((s) => s >= 0));
     assert.ok(Math.abs(plan + scripts + write - timings[0].seconds) < 1e-9);
   }, 2));
+
+/**
+ * Blocks stored before their parent connect in a row: the child is planned, and its scripts
+ * handed to the workers, while the parent's scripts are still being checked. `parentBad` and
+ * `childBad` put a failing script in that block; `childDoubleSpends` makes the child spend a coin
+ * the parent spent. What connects must be exactly what a block-by-block connect gives.
+ */
+async function connectInARow(h: Harness, opts: { parentBad?: boolean; childBad?: boolean; childDoubleSpends?: boolean }) {
+  const { chain } = h;
+  await mine(chain, 101);
+  const cb1 = coinbaseAt(chain, 1);
+  // 150 OP_TRUE coins: enough inputs for each block's scripts to be checked on the workers.
+  const each = (cb1.outputs[0].value - 150_000n) / 150n;
+  const fan = spendOpTrue(
+    cb1,
+    0,
+    Array.from({ length: 150 }, () => ({ value: each, scriptPubKey: OP_TRUE })),
+  );
+  const fee = cb1.outputs[0].value - each * 150n;
+  assert.equal((await chain.processBlock(nextBlock(chain, { txs: [fan], fees: fee }))).status, 'accepted');
+  const base = chain.tip;
+  const spend = (coins: { txid: Uint8Array; vout: number; value: bigint }[], failAt: number | null) =>
+    new Transaction({
+      version: 2,
+      inputs: coins.map((c, i) => ({
+        prevout: { txid: c.txid, vout: c.vout },
+        scriptSig: i === failAt ? Uint8Array.of(0x6a) : new Uint8Array(0),
+        sequence: 0xffffffff,
+        witness: [],
+      })),
+      outputs: [{ value: coins.reduce((s, c) => s + c.value, 0n) - 1000n, scriptPubKey: OP_TRUE }],
+      locktime: 0,
+    });
+  const fanCoin = (vout: number) => ({ txid: fan.txid, vout, value: each });
+  const parentTx = spend(
+    Array.from({ length: 70 }, (_, i) => fanCoin(i)),
+    opts.parentBad ? 33 : null,
+  );
+  const parent = nextBlock(chain, { txs: [parentTx], fees: 1000n });
+  // The child spends the parent's new coin (known only from the parent's plan) and 70 more.
+  const childCoins = [{ txid: parentTx.txid, vout: 0, value: parentTx.outputs[0].value }, ...Array.from({ length: 70 }, (_, i) => fanCoin(opts.childDoubleSpends && i === 5 ? 5 : 70 + i))];
+  const childTx = spend(childCoins, opts.childBad ? 61 : null);
+  const parentEntry = { hash: parent.header.hash, height: base.height + 1, medianTimePast: () => parent.header.time, time: parent.header.time };
+  const child = nextBlock(chain, { prev: parentEntry as unknown as typeof base, txs: [childTx], fees: 1000n });
+  assert.equal(chain.acceptHeaders([parent.header, child.header]).error, null);
+  const timings: ConnectTiming[] = [];
+  chain.events.on('connect', ({ timing }) => timings.push(timing));
+  // The child is stored first and waits for its parent; the parent's arrival connects both.
+  assert.equal((await chain.processBlock(child)).status, 'inconclusive');
+  const r = await chain.processBlock(parent);
+  return { base, parent, child, parentTx, childTx, fan, timings, r };
+}
+
+test('a stored child is planned during its parent’s scripts and connects with the same result', () =>
+  withHarness(async (h) => {
+    const { chain } = h;
+    const { parent, child, parentTx, childTx, fan, timings, r } = await connectInARow(h, {});
+    assert.equal(r.status, 'accepted');
+    assert.equal(chain.tip.hashHex, child.header.hashHex);
+    assert.equal(chain.atHeight(chain.height - 1)!.hashHex, parent.header.hashHex);
+    assert.deepEqual(
+      timings.map((t) => [t.inputs, t.plannedAhead]),
+      [
+        [70, false],
+        [71, true],
+      ],
+    );
+    assert.equal(chain.getCoin({ txid: parentTx.txid, vout: 0 }), undefined, 'the child spent the parent’s coin');
+    assert.equal(chain.getCoin({ txid: childTx.txid, vout: 0 })!.value, childTx.outputs[0].value);
+    for (const vout of [0, 69, 70, 139]) assert.equal(chain.getCoin({ txid: fan.txid, vout }), undefined);
+    assert.ok(chain.getCoin({ txid: fan.txid, vout: 140 }));
+    // The same state after a restart: what was written is what was connected.
+    await h.reopen();
+    assert.equal(h.chain.tip.hashHex, child.header.hashHex);
+    assert.equal(h.chain.getCoin({ txid: parentTx.txid, vout: 0 }), undefined);
+    assert.ok(h.chain.getCoin({ txid: childTx.txid, vout: 0 }));
+  }, 2));
+
+test('a parent whose script fails drops the child planned on it; the tip stays, the workers go on', () =>
+  withHarness(async (h) => {
+    const { chain } = h;
+    const { base, parent, child, fan, r } = await connectInARow(h, { parentBad: true });
+    assert.equal(r.status === 'rejected' && r.reason, 'mandatory-script-verify-flag-failed (OP_RETURN was encountered)');
+    assert.equal(chain.tip, base);
+    assert.ok(chain.entry(parent.header.hashHex)!.isFailed());
+    assert.ok(chain.entry(child.header.hashHex)!.isFailed(), 'the child has an invalid parent');
+    // Nothing of either block reached the UTXO set.
+    assert.ok(chain.getCoin({ txid: fan.txid, vout: 0 }));
+    assert.ok(chain.getCoin({ txid: fan.txid, vout: 70 }));
+    // The workers are free: the next block verifies on them.
+    await mine(chain, 1);
+    assert.equal(chain.height, base.height + 1);
+  }, 2));
+
+test('a child planned ahead whose own script fails, or that spends a coin its parent spent, is rejected alone', () =>
+  Promise.all(
+    [
+      { opts: { childBad: true }, reason: 'mandatory-script-verify-flag-failed (OP_RETURN was encountered)' },
+      { opts: { childDoubleSpends: true }, reason: 'bad-txns-inputs-missingorspent' },
+    ].map(({ opts, reason }) =>
+      withHarness(async (h) => {
+        const { chain } = h;
+        const { parent, child, parentTx, timings } = await connectInARow(h, opts);
+        assert.equal(chain.tip.hashHex, parent.header.hashHex, reason);
+        assert.ok(chain.entry(child.header.hashHex)!.isFailed());
+        assert.equal(timings.length, 1);
+        assert.ok(chain.getCoin({ txid: parentTx.txid, vout: 0 }), 'the parent’s coin is unspent');
+        // Offered again, the child answers as Core's submitblock does for a known-invalid block.
+        assert.equal((await chain.processBlock(child)).status, 'duplicate-invalid');
+      }, 2),
+    ),
+  ));

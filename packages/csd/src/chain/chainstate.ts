@@ -24,6 +24,7 @@ import { CoinsCache, latin1 } from './coins-cache.ts';
 import { type ConnectPlan, planConnect } from './connect.ts';
 import { nextWorkRequired } from './difficulty.ts';
 import { ChainEvents, type ConnectTiming } from './events.ts';
+import { type Lookahead, PlannedCoins, type ReadBlock } from './lookahead.ts';
 import { describeScriptFailure } from './script-check.ts';
 import type { ScriptVerifier } from './script-verifier.ts';
 import { decodeUndo, encodeUndo, type BlockUndo } from './undo.ts';
@@ -110,8 +111,10 @@ export class Chain {
   private readonly coinsCache: CoinsCache;
   private readonly coinsCacheLimit: number;
   private reindexing = false;
-  /** -reindex: work for this thread while the script threads check a block (reading the next one). */
-  private whileVerifying: (() => void) | null = null;
+  /** -reindex: reads the block likely to follow the one being connected, for a lookahead. */
+  private readAhead: (() => ReadBlock | null) | null = null;
+  /** The next block, planned while the tip's scripts were checked (lookahead.ts). */
+  private lookahead: Lookahead | null = null;
   /** -reindex: connected blocks' records not yet committed, in connect order. */
   private readonly pendingWrites: (() => void)[] = [];
   private readonly db: ChainDatabase;
@@ -207,7 +210,7 @@ export class Chain {
     // shift(), which would make a long chain quadratic.
     const queue = [...(children.get(this.params.genesis.header.hashHex) ?? [])];
     let lastYield = performance.now();
-    const read = (hashHex: string): { hashHex: string; raw: Buffer; block: Block } | null => {
+    const read = (hashHex: string): ReadBlock | null => {
       const raw = readLarge(t.blocks, Buffer.from(headers.get(hashHex)!));
       if (!raw) return null;
       const block = Block.decode(raw);
@@ -235,9 +238,10 @@ export class Chain {
         if (!current) continue;
         // While the script threads check this block, this thread reads the one most likely next:
         // a sibling already queued, or else its first child.
-        this.whileVerifying = () => {
+        this.readAhead = () => {
           const likely = queue[next + 1] ?? children.get(hashHex)?.[0];
           prefetched.next = likely === undefined ? null : read(likely);
+          return prefetched.next;
         };
         const result = await this.processBlockNow(current.block, current.raw, true);
         if (result.status === 'rejected') this.log.warn({ hash: hashHex, reason: result.reason }, 'stored block rejected during reindex');
@@ -250,7 +254,7 @@ export class Chain {
       }
     } finally {
       this.reindexing = false;
-      this.whileVerifying = null;
+      this.readAhead = null;
       this.flushCoins();
     }
     this.db.write(() => this.db.tables.meta.remove(Buffer.from('reindex')));
@@ -624,8 +628,11 @@ export class Chain {
       const path: BlockIndexEntry[] = [];
       for (let e: BlockIndexEntry | null = best; e && e !== fork; e = e.prev) path.push(e);
       path.reverse();
-      for (const e of path) {
-        if (!(await this.connectTip(e, accepted?.entry === e ? accepted : undefined))) break;
+      for (let i = 0; i < path.length; i++) {
+        const e = path[i];
+        const following = path[i + 1];
+        const readNext = following ? () => this.readStored(following) : this.readAhead;
+        if (!(await this.connectTip(e, accepted?.entry === e ? accepted : undefined, readNext))) break;
       }
     }
     // A failed block can leave the tip short of the best header with coins still unwritten.
@@ -633,19 +640,26 @@ export class Chain {
     if (this.tip !== startTip) this.events.emit('tip', this.tip);
   }
 
-  private async connectTip(entry: BlockIndexEntry, decoded?: DecodedBlock): Promise<boolean> {
+  /**
+   * Connects `entry`'s block to the tip. `readNext` reads the block expected to follow it, which
+   * is planned while this one's scripts are checked (a lookahead).
+   */
+  private async connectTip(entry: BlockIndexEntry, decoded?: DecodedBlock, readNext?: (() => ReadBlock | null) | null): Promise<boolean> {
     const started = performance.now();
-    const raw = decoded?.raw ?? this.readRawBlock(entry);
+    const ahead = await this.takeLookahead(entry);
+    const raw = ahead?.raw ?? decoded?.raw ?? this.readRawBlock(entry);
     if (!raw) throw new Error(`block ${entry.hashHex} is indexed as stored but missing from the database`);
     const flags = MANDATORY_SCRIPT_VERIFY_FLAGS;
     // Workers start decoding their copy of the block while this thread decodes its own.
-    const checks = this.verifier.session(raw, flags);
+    const checks = ahead?.checks ?? this.verifier.session(raw, flags);
     let block: Block;
     let plan: ConnectPlan;
     let opoi: OpoiBlockChanges;
     try {
-      block = decoded?.block ?? Block.decode(raw);
-      plan = planConnect(block, entry, this, this.params, flags, (tx, t, spent) => checks.add(tx, t, spent));
+      block = ahead?.block ?? decoded?.block ?? Block.decode(raw);
+      plan = ahead?.plan ?? planConnect(block, entry, this, this.params, flags, (tx, t, spent) => checks.add(tx, t, spent));
+      checks.flush();
+      // Not planned ahead: the OPoI rules read the stored OPoI state, which the parent may change.
       opoi = this.opoi.connectBlock(block, plan.undo, entry.height, entry.hash);
     } catch (e) {
       await checks.abort();
@@ -654,14 +668,13 @@ export class Chain {
       return false;
     }
     const planned = performance.now();
-    if (this.whileVerifying) {
-      const work = this.whileVerifying;
-      this.whileVerifying = null;
-      work();
-    }
+    const next = readNext?.();
+    if (next) await this.planAhead(entry, plan, next);
+    const aheadPlanned = performance.now();
     const scriptFailure = await checks.finish();
     const verified = performance.now();
     if (scriptFailure) {
+      await this.dropLookahead();
       this.markFailed(
         entry,
         new ValidationError(describeScriptFailure(scriptFailure), `tx ${block.txs[scriptFailure.txIndex].txidHex} input ${scriptFailure.input}`),
@@ -689,7 +702,7 @@ export class Chain {
           // The batch first: this block's changes go on top of the blocks before it.
           this.coinsCache.write();
           for (const id of plan.spent) t.coins.remove(Buffer.from(id, 'latin1'));
-          for (const { id, coin } of plan.created) t.coins.put(Buffer.from(id, 'latin1'), encodeCoin(coin));
+          for (const [id, coin] of plan.created) t.coins.put(Buffer.from(id, 'latin1'), encodeCoin(coin));
           this.db.putMeta(COINS_KEY, Buffer.from(entry.hash));
         }
         writeRecords();
@@ -699,17 +712,20 @@ export class Chain {
     if (writeCoins) this.coinsCache.clear();
     else {
       for (const id of plan.spent) this.coinsCache.spend(id);
-      for (const { id, coin } of plan.created) this.coinsCache.add(id, coin);
+      for (const [id, coin] of plan.created) this.coinsCache.add(id, coin);
     }
     const written = performance.now();
     this.active[entry.height] = entry;
     this.active.length = entry.height + 1;
     this.candidates.delete(entry);
     const inputs = plan.undo.reduce((n, spent) => n + spent.length, 0);
+    // A block planned ahead counts that planning in its own plan phase, not in its parent's scripts.
+    const planSeconds = (planned - started) / 1000 + (ahead?.planSeconds ?? 0);
     const timing: ConnectTiming = {
       inputs,
-      seconds: (written - started) / 1000,
-      phases: { plan: (planned - started) / 1000, scripts: (verified - planned) / 1000, write: (written - verified) / 1000 },
+      seconds: planSeconds + (verified - aheadPlanned) / 1000 + (written - verified) / 1000,
+      phases: { plan: planSeconds, scripts: (verified - aheadPlanned) / 1000, write: (written - verified) / 1000 },
+      plannedAhead: ahead !== null,
     };
     if (entry.height % 1000 === 0) this.log.info({ height: entry.height, hash: entry.hashHex }, 'connected block');
     const ms = (s: number) => Math.round(s * 1e6) / 1000;
@@ -721,6 +737,7 @@ export class Chain {
         planMs: ms(timing.phases.plan),
         scriptsMs: ms(timing.phases.scripts),
         writeMs: ms(timing.phases.write),
+        plannedAhead: timing.plannedAhead,
       },
       'connect timing',
     );
@@ -728,7 +745,54 @@ export class Chain {
     return true;
   }
 
+  /**
+   * The lookahead planned for `entry`, if it is the one planned on top of the tip; any other is
+   * dropped, its script checks abandoned.
+   */
+  private async takeLookahead(entry: BlockIndexEntry): Promise<Lookahead | null> {
+    const ahead = this.lookahead;
+    if (!ahead) return null;
+    this.lookahead = null;
+    if (ahead.hashHex === entry.hashHex && ahead.parent === this.tip && entry.prev === this.tip) return ahead;
+    await ahead.checks.abort();
+    return null;
+  }
+
+  private async dropLookahead(): Promise<void> {
+    const ahead = this.lookahead;
+    this.lookahead = null;
+    await ahead?.checks.abort();
+  }
+
+  /**
+   * Plans `next` on top of `entry` (being connected, with `plan`) and hands its inputs to the
+   * script threads. A block that fails a rule here is left alone: it fails again, and is marked
+   * failed, when it is connected for real.
+   */
+  private async planAhead(entry: BlockIndexEntry, plan: ConnectPlan, next: ReadBlock): Promise<void> {
+    const started = performance.now();
+    if (hashToHex(next.block.header.prevHash) !== entry.hashHex) return;
+    const checks = this.verifier.session(next.raw, MANDATORY_SCRIPT_VERIFY_FLAGS);
+    try {
+      const place = { height: entry.height + 1, prev: entry };
+      const coins = new PlannedCoins(plan, this);
+      const nextPlan = planConnect(next.block, place, coins, this.params, MANDATORY_SCRIPT_VERIFY_FLAGS, (tx, t, spent) => checks.add(tx, t, spent));
+      checks.flush();
+      this.lookahead = { ...next, parent: entry, plan: nextPlan, checks, planSeconds: (performance.now() - started) / 1000 };
+    } catch (e) {
+      await checks.abort();
+      if (!(e instanceof ValidationError)) throw e;
+    }
+  }
+
+  /** A stored block, decoded (for a lookahead); null when it is not stored. */
+  private readStored(e: BlockIndexEntry): ReadBlock | null {
+    const raw = this.readRawBlock(e);
+    return raw ? { hashHex: e.hashHex, raw, block: Block.decode(raw) } : null;
+  }
+
   private disconnectTip(): void {
+    void this.dropLookahead();
     const entry = this.tip;
     if (!entry.prev) throw new Error('cannot disconnect the genesis block');
     // The undo data is read back and restores coins in the table: both must first be at this tip.
@@ -919,6 +983,7 @@ export class Chain {
   /** Waits for queued mutations, writes the coins cache, then stops the script workers. */
   async close(): Promise<void> {
     await this.queue;
+    await this.dropLookahead();
     this.flushCoins();
     await this.verifier.close();
   }

@@ -28,12 +28,15 @@ export interface CoinSource {
 /** Everything applying a block changes, computed before anything is written. */
 export interface ConnectPlan {
   readonly undo: BlockUndo;
-  /** Coins that existed before the block and are now spent: their keys read as latin1. */
-  readonly spent: string[];
+  /** Coins that existed before the block and are now spent, in block order: their keys read as latin1. */
+  readonly spent: ReadonlySet<string>;
   /** Coins the block creates that are still unspent at its end, under their keys read as latin1. */
-  readonly created: { id: string; coin: Coin }[];
+  readonly created: ReadonlyMap<string, Coin>;
   readonly fees: bigint;
 }
+
+/** Where a block goes: its height and its parent (an index entry, or the one it would have). */
+export type BlockPlace = Pick<BlockIndexEntry, 'height' | 'prev'>;
 
 /** Receives each transaction with the outputs its inputs spend, as soon as they are known. */
 export type SpentOutputsSink = (tx: Transaction, txIndex: number, spent: readonly TxOut[]) => void;
@@ -43,11 +46,11 @@ export type SpentOutputsSink = (tx: Transaction, txIndex: number, spent: readonl
  * amounts are in range, relative lock-times (BIP68) hold, the sigop cost fits and the coinbase
  * claims no more than subsidy plus fees. Scripts are checked by whoever `onSpent` hands the
  * transactions to (the script verifier), while this goes on with the next transaction.
- * `entry` is the index entry of the block being connected.
+ * `entry` is where the block goes: its index entry, or the place it would have on top of a parent.
  */
 export function planConnect(
   block: Block,
-  entry: BlockIndexEntry,
+  entry: BlockPlace,
   coins: CoinSource,
   params: ChainParams,
   flags: number,
@@ -129,8 +132,6 @@ export function planConnect(
   const allowed = blockSubsidy(height, params) + fees;
   if (claimed > allowed) throw new ValidationError('bad-cb-amount', `coinbase pays too much (actual=${claimed} vs limit=${allowed})`);
 
-  const created: { id: string; coin: Coin }[] = [];
-  for (const [id, coin] of inBlock) created.push({ id, coin });
   // A Set iterates in insertion order: the spends in block order.
-  return { undo, spent: [...spentFromSet], created, fees };
+  return { undo, spent: spentFromSet, created: inBlock, fees };
 }

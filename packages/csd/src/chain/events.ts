@@ -27,6 +27,8 @@ export interface ConnectTiming {
     /** The atomic write of coins, undo data, index entry and tip. */
     readonly write: number;
   };
+  /** Whether the block was planned while its parent's scripts were checked (a lookahead). */
+  readonly plannedAhead: boolean;
 }
 
 /**

@@ -21,6 +21,10 @@ export function registerChainMetrics(registry: MetricsRegistry, chain: Chain): v
     buckets: CONNECT_BUCKETS,
   });
   const inputs = registry.counter({ name: 'csd_block_connect_inputs_total', help: 'Inputs verified by block connects.' });
+  const ahead = registry.counter({
+    name: 'csd_block_connect_planned_ahead_total',
+    help: "Blocks connected with a plan made while their parent's scripts were checked (stored blocks connected in a row).",
+  });
   const height = registry.gauge({ name: 'csd_chain_height', help: 'Height of the active chain tip.' });
   const cacheCoins = registry.gauge({ name: 'csd_coins_cache_coins', help: 'UTXO changes held in memory and not yet written (the coins cache).' });
   const cacheBytes = registry.gauge({ name: 'csd_coins_cache_bytes', help: 'Estimated heap held by the coins cache, bounded by -dbcache.' });
@@ -29,6 +33,7 @@ export function registerChainMetrics(registry: MetricsRegistry, chain: Chain): v
     duration.observe({}, timing.seconds);
     for (const [name, seconds] of Object.entries(timing.phases)) phase.observe({ phase: name }, seconds);
     inputs.inc({}, timing.inputs);
+    if (timing.plannedAhead) ahead.inc({});
     const usage = chain.coinsCacheUsage;
     cacheCoins.set({}, usage.coins);
     cacheBytes.set({}, usage.bytes);

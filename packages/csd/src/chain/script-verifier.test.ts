@@ -102,3 +102,39 @@ test('small blocks are verified on the calling thread', async () => {
   const f = await verify(parallel, block);
   assert.deepEqual(f && [f.txIndex, f.input], [2, 9]);
 });
+
+test('a session begun before the previous one finished verifies after it, each with its own result', async () => {
+  const first = makeBlock([300, 300], [[2, 250]]);
+  const second = makeBlock([200, 250]);
+  const third = makeBlock([100, 100], [[1, 40]]);
+  const a = parallel.session(first.encode(), MANDATORY_SCRIPT_VERIFY_FLAGS);
+  feed(a, first);
+  a.flush();
+  // The block after it is looked up while the first one's scripts are still being checked.
+  const b = parallel.session(second.encode(), MANDATORY_SCRIPT_VERIFY_FLAGS);
+  feed(b, second);
+  b.flush();
+  const c = parallel.session(third.encode(), MANDATORY_SCRIPT_VERIFY_FLAGS);
+  feed(c, third);
+  const fa = await a.finish();
+  assert.deepEqual(fa && [fa.txIndex, fa.input], [2, 250]);
+  // The first block failed, so what was planned on top of it is dropped; the next one is checked.
+  await b.abort();
+  const fc = await c.finish();
+  assert.deepEqual(fc && [fc.txIndex, fc.input], [1, 40]);
+  assert.equal(await verify(parallel, second), null);
+});
+
+test('a large block with no input but the coinbase finishes on several threads', async () => {
+  const block = makeBlock([]);
+  const coinbase = block.txs[0];
+  const wide = new Transaction({
+    version: 1,
+    inputs: coinbase.inputs,
+    outputs: Array.from({ length: 400 }, () => ({ value: 1n, scriptPubKey: OP_TRUE })),
+    locktime: 0,
+  });
+  const big = new Block(block.header, [wide]);
+  assert.ok(big.encode().length > 64 * 41, 'the block is large enough to be verified in parallel');
+  assert.equal(await verify(parallel, big), null);
+});

@@ -21,7 +21,8 @@ const PACKET_INPUTS = 64;
 /**
  * Verifies the scripts of a block on several threads (Core's -par and check queue): `threads - 1`
  * workers plus the calling thread. Each worker receives the block once, in shared memory, then the
- * outputs its inputs spend as the calling thread looks them up. Inputs are claimed in small
+ * outputs its inputs spend as the calling thread looks them up. Sessions may overlap (the next
+ * block's begins while this one's finishes): workers take them in the order they began. Inputs are claimed in small
  * chunks from one shared counter (Atomics), so every thread stays busy until the last input and
  * no thread finishes long before the others.
  */
@@ -90,6 +91,8 @@ export class ScriptVerifier {
 export interface ScriptCheckSession {
   /** Queues the inputs of transaction `txIndex`; spent[i] is the output its input i spends. */
   add(tx: Transaction, txIndex: number, spent: readonly TxOut[]): void;
+  /** Hands every queued input to the script threads (the block's last transaction was added). */
+  flush(): void;
   /** Resolves to the first failure found (lowest in block order), or null when every script passed. */
   finish(): Promise<ScriptFailure | null>;
   /** Abandons the checks (the block failed another rule); resolves once no thread works on them. */
@@ -104,6 +107,8 @@ class SerialCheckSession implements ScriptCheckSession {
   add(tx: Transaction, txIndex: number, spent: readonly TxOut[]): void {
     if (!tx.isCoinbase()) this.items.push({ tx, txIndex, spent });
   }
+
+  flush(): void {}
 
   async finish(): Promise<ScriptFailure | null> {
     return runScriptChecks(this.items, this.flags);
@@ -137,7 +142,7 @@ class ParallelCheckSession implements ScriptCheckSession {
     if (this.packet.length >= PACKET_INPUTS) this.flush();
   }
 
-  private flush(): void {
+  flush(): void {
     if (this.packet.length === 0) return;
     this.published += this.packet.length;
     this.post({ kind: 'spent', session: this.id, spent: encodeSpent(this.packet), upTo: this.published });

@@ -5,16 +5,24 @@ if (!parentPort) throw new Error('script-worker-main must run in a worker thread
 const port = parentPort;
 const reply = (r: WorkerReply) => port.postMessage(r);
 
-// One block at a time: the calling thread waits for every worker's reply before the next begins.
-let session: WorkerSession | null = null;
+// Sessions in the order they began: a block's outputs all arrive before the next block's begin, so
+// a session has run out of inputs to claim by the time the worker reads the next one's messages.
+const sessions = new Map<number, WorkerSession>();
+const finished = (r: WorkerReply) => {
+  sessions.delete(r.session);
+  reply(r);
+};
 
 port.on('message', (m: WorkerMessage) => {
   try {
     if (m.kind === 'begin') {
-      session = new WorkerSession(m, reply);
+      const session = new WorkerSession(m, finished);
+      sessions.set(m.session, session);
+      session.start();
       return;
     }
-    if (session?.id !== m.session) return;
+    const session = sessions.get(m.session);
+    if (!session) return;
     if (m.kind === 'spent') session.receive(m.spent);
     else session.finish(null);
   } catch (e) {
