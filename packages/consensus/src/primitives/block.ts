@@ -1,5 +1,5 @@
 import { Reader } from '../encoding/reader.ts';
-import { Writer } from '../encoding/writer.ts';
+import { Writer, compactSizeLength } from '../encoding/writer.ts';
 import { bytesEqual, concatBytes } from '../encoding/hex.ts';
 import { sha256d } from '../crypto/hash.ts';
 import { BlockHeader } from './header.ts';
@@ -45,12 +45,19 @@ export class Block {
     return this.header.hash;
   }
 
+  /** Serialized size, witness included: summed from the transactions' own (cached) serializations. */
   get size(): number {
-    return this.encode(true).length;
+    return this.serializedSize((tx) => tx.size);
   }
 
   get strippedSize(): number {
-    return this.encode(false).length;
+    return this.serializedSize((tx) => tx.baseSize);
+  }
+
+  private serializedSize(txSize: (tx: Transaction) => number): number {
+    let n = this.header.encode().length + compactSizeLength(this.txs.length);
+    for (const tx of this.txs) n += txSize(tx);
+    return n;
   }
 
   get weight(): number {

@@ -6,6 +6,7 @@ import { DecodeError } from '../encoding/errors.ts';
 import { fromHex, hashToHex, toHex } from '../encoding/hex.ts';
 import { Reader } from '../encoding/reader.ts';
 import { Writer } from '../encoding/writer.ts';
+import { Block } from './block.ts';
 import { BlockHeader } from './header.ts';
 import { merkleRoot } from './merkle.ts';
 import { Transaction } from './tx.ts';
@@ -66,6 +67,30 @@ test('transactions of every shape decode back to themselves, one after another i
   const r = new Reader(w.finish());
   for (const tx of txs) assert.equal(toHex(Transaction.read(r).encode()), toHex(tx.encode()));
   r.end('transactions');
+});
+
+test('a block’s sizes, summed from its transactions, are those of its serializations', () => {
+  const rand = prng(11);
+  const bytes = (n: number) => Uint8Array.from({ length: n }, () => rand() & 0xff);
+  // A real header, with its 1344-byte Equihash solution.
+  const genesis = readVector<{ genesis: { header_hex?: string }[] }>('genesis-headers.json').genesis.find((g) => g.header_hex)!;
+  const header = BlockHeader.decode(fromHex(genesis.header_hex!));
+  // Up to 300 transactions: the count's compact size takes 1 byte, then 3 (from 253 on).
+  for (const count of [1, 2, 252, 253, 300]) {
+    const txs = Array.from(
+      { length: count },
+      (_, i) =>
+        new Transaction({
+          version: 2,
+          inputs: [{ prevout: { txid: bytes(32), vout: i }, scriptSig: bytes(i % 5), sequence: 0, witness: i % 2 ? [bytes(72), bytes(33)] : [] }],
+          outputs: [{ value: BigInt(i), scriptPubKey: bytes(22) }],
+          locktime: 0,
+        }),
+    );
+    const block = new Block(header, txs);
+    assert.equal(block.size, block.encode(true).length, `size of ${count}`);
+    assert.equal(block.strippedSize, block.encode(false).length, `stripped size of ${count}`);
+  }
 });
 
 test('segwit transaction: txid, wtxid, sizes (BIP143 native P2WPKH example, signed)', () => {

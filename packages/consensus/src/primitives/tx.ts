@@ -225,5 +225,6 @@ export const NULL_OUTPOINT: OutPoint = { txid: NULL_TXID, vout: 0xffffffff };
 
 /** Map key for an outpoint: txid hex in internal order plus index. */
 export function outpointKey(p: OutPoint): string {
-  return `${Buffer.from(p.txid).toString('hex')}:${p.vout}`;
+  // A view of the txid's bytes, not a copy.
+  return `${Buffer.from(p.txid.buffer, p.txid.byteOffset, p.txid.byteLength).toString('hex')}:${p.vout}`;
 }

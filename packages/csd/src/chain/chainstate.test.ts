@@ -380,8 +380,8 @@ test('a parent whose script fails drops the child planned on it; the tip stays, 
     assert.equal(chain.height, base.height + 1);
   }, 2));
 
-test('a child planned ahead whose own script fails, or that spends a coin its parent spent, is rejected alone', () =>
-  Promise.all(
+test('a child planned ahead whose own script fails, or that spends a coin its parent spent, is rejected alone', async () => {
+  await Promise.all(
     [
       { opts: { childBad: true }, reason: 'mandatory-script-verify-flag-failed (OP_RETURN was encountered)' },
       { opts: { childDoubleSpends: true }, reason: 'bad-txns-inputs-missingorspent' },
@@ -397,4 +397,5 @@ test('a child planned ahead whose own script fails, or that spends a coin its pa
         assert.equal((await chain.processBlock(child)).status, 'duplicate-invalid');
       }, 2),
     ),
-  ));
+  );
+});

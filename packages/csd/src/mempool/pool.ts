@@ -31,6 +31,8 @@ export class TxPool {
   }
 
   spender(p: OutPoint): MempoolEntry | undefined {
+    // Asked for every input of every connected block: an empty pool (a sync) skips making the key.
+    if (this.spenders.size === 0) return undefined;
     return this.spenders.get(outpointKey(p));
   }
 
