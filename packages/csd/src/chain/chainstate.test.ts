@@ -326,7 +326,10 @@ async function connectInARow(h: Harness, opts: { parentBad?: boolean; childBad?:
   );
   const parent = nextBlock(chain, { txs: [parentTx], fees: 1000n });
   // The child spends the parent's new coin (known only from the parent's plan) and 70 more.
-  const childCoins = [{ txid: parentTx.txid, vout: 0, value: parentTx.outputs[0].value }, ...Array.from({ length: 70 }, (_, i) => fanCoin(opts.childDoubleSpends && i === 5 ? 5 : 70 + i))];
+  const childCoins = [
+    { txid: parentTx.txid, vout: 0, value: parentTx.outputs[0].value },
+    ...Array.from({ length: 70 }, (_, i) => fanCoin(opts.childDoubleSpends && i === 5 ? 5 : 70 + i)),
+  ];
   const childTx = spend(childCoins, opts.childBad ? 61 : null);
   const parentEntry = { hash: parent.header.hash, height: base.height + 1, medianTimePast: () => parent.header.time, time: parent.header.time };
   const child = nextBlock(chain, { prev: parentEntry as unknown as typeof base, txs: [childTx], fees: 1000n });
