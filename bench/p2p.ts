@@ -35,16 +35,21 @@ function rawVerifyRate(): number {
   return rates.sort((a, b) => a - b)[2];
 }
 
-/** Where a node's block connects spent their time (its /metrics), as shares of the total. */
+/**
+ * Where a node's block connects spent their time (its /metrics), as shares of the total, and how
+ * many blocks were planned while their parent's scripts were checked (a lookahead).
+ */
 async function connectPhases(d: Daemon): Promise<string> {
   const text = await (await fetch(`http://127.0.0.1:${d.rpcPort}/metrics`)).text();
-  const seconds = (phase: string) =>
-    Number(new RegExp(`^csd_block_connect_phase_seconds_sum\\{phase="${phase}"\\} (\\S+)$`, 'm').exec(text)?.[1] ?? 0);
+  const value = (series: string) => Number(new RegExp(`^${series.replace(/[{}]/g, '\\$&')} (\\S+)$`, 'm').exec(text)?.[1] ?? 0);
+  const seconds = (phase: string) => value(`csd_block_connect_phase_seconds_sum{phase="${phase}"}`);
   const phases = { plan: seconds('plan'), scripts: seconds('scripts'), write: seconds('write') };
   const total = phases.plan + phases.scripts + phases.write;
-  return Object.entries(phases)
+  const split = Object.entries(phases)
     .map(([name, s]) => `${name} ${((100 * s) / total).toFixed(0)}%`)
     .join(', ');
+  const ahead = value('csd_block_connect_planned_ahead_total');
+  return `${split}; ${ahead} of ${value('csd_block_connect_duration_seconds_count')} blocks planned ahead`;
 }
 
 interface Memory {
@@ -98,6 +103,7 @@ try {
   if ((await source.call<string>('getbestblockhash')) !== chain.tip) throw new Error('the cached chain does not end at its recorded tip');
   const sync = await runUntil(node, chain.height, [`-connect=127.0.0.1:${source.p2pPort}`]);
   if ((await node.call<string>('getbestblockhash')) !== chain.tip) throw new Error('the synced node is not at the chain tip');
+  const syncPhases = await connectPhases(node);
   await node.stop();
   await source.stop();
   const reindex = await runUntil(node, chain.height, ['-reindex', '-listen=0']);
@@ -112,7 +118,9 @@ try {
   console.log(
     `-reindex: ${Math.round(inputRate).toLocaleString('en')} inputs/s; raw single-core libsecp256k1: ${Math.round(raw).toLocaleString('en')} verifies/s; ratio ${(inputRate / raw).toFixed(2)}x on ${availableParallelism()} cores (goal >= 1.4x)`,
   );
-  console.log(`-reindex block connect time: ${phases} (plan includes the UTXO lookups; scripts is the wait for signature checks)`);
+  console.log(`block connect time (plan includes the UTXO lookups; scripts is the wait for signature checks):`);
+  console.log(`  sync: ${syncPhases}`);
+  console.log(`  -reindex: ${phases}`);
   const mem = (m: Memory) => `${m.rss.toFixed(0)} MiB (${m.anon.toFixed(0)} MiB anonymous, the rest mapped database pages)`;
   console.log(`memory, peak resident set: ${mem(sync.peak)} during sync, ${mem(reindex.peak)} during -reindex`);
 } finally {

@@ -294,6 +294,20 @@ test('parallel script verification across worker threads accepts good and reject
  * the parent spent. What connects must be exactly what a block-by-block connect gives.
  */
 async function connectInARow(h: Harness, opts: { parentBad?: boolean; childBad?: boolean; childDoubleSpends?: boolean }) {
+  const blocks = await parentAndChild(h, opts);
+  const { chain } = h;
+  const { parent, child } = blocks;
+  assert.equal(chain.acceptHeaders([parent.header, child.header]).error, null);
+  const timings: ConnectTiming[] = [];
+  chain.events.on('connect', ({ timing }) => timings.push(timing));
+  // The child is stored first and waits for its parent; the parent's arrival connects both.
+  assert.equal((await chain.processBlock(child)).status, 'inconclusive');
+  const r = await chain.processBlock(parent);
+  return { ...blocks, timings, r };
+}
+
+/** Two blocks on a new tip: a parent spending 70 coins, a child spending its output and 70 more. */
+async function parentAndChild(h: Harness, opts: { parentBad?: boolean; childBad?: boolean; childDoubleSpends?: boolean }) {
   const { chain } = h;
   await mine(chain, 101);
   const cb1 = coinbaseAt(chain, 1);
@@ -333,13 +347,7 @@ async function connectInARow(h: Harness, opts: { parentBad?: boolean; childBad?:
   const childTx = spend(childCoins, opts.childBad ? 61 : null);
   const parentEntry = { hash: parent.header.hash, height: base.height + 1, medianTimePast: () => parent.header.time, time: parent.header.time };
   const child = nextBlock(chain, { prev: parentEntry as unknown as typeof base, txs: [childTx], fees: 1000n });
-  assert.equal(chain.acceptHeaders([parent.header, child.header]).error, null);
-  const timings: ConnectTiming[] = [];
-  chain.events.on('connect', ({ timing }) => timings.push(timing));
-  // The child is stored first and waits for its parent; the parent's arrival connects both.
-  assert.equal((await chain.processBlock(child)).status, 'inconclusive');
-  const r = await chain.processBlock(parent);
-  return { base, parent, child, parentTx, childTx, fan, timings, r };
+  return { base, parent, child, parentTx, childTx, fan };
 }
 
 test('a stored child is planned during its parent’s scripts and connects with the same result', () =>
@@ -402,3 +410,50 @@ test('a child planned ahead whose own script fails, or that spends a coin its pa
     ),
   );
 });
+
+test('a block handed over while its parent connects (a sync) is planned ahead; a mutated copy of it is not used', () =>
+  withHarness(async (h) => {
+    const { chain } = h;
+    const { parent, child, childTx } = await parentAndChild(h, {});
+    const timings: ConnectTiming[] = [];
+    chain.events.on('connect', ({ timing }) => timings.push(timing));
+    // Same header, but a witness added to one input: the witness commitment no longer matches, so
+    // the copy fails as corruption in transit, and its scripts would fail too (unexpected witness).
+    const txs = child.txs.map((tx, i) =>
+      i === 0 ? tx : new Transaction({ ...tx, inputs: tx.inputs.map((inp, j) => (j === 3 ? { ...inp, witness: [Uint8Array.of(1)] } : inp)) }),
+    );
+    const mutated = new Block(child.header, txs);
+    assert.equal(mutated.header.hashHex, child.header.hashHex);
+    // All three are handed over before the first has connected, as a sync's downloads are.
+    const results = await Promise.all([
+      chain.processBlock(parent, parent.encode()),
+      chain.processBlock(mutated, mutated.encode()),
+      chain.processBlock(child, child.encode()),
+    ]);
+    assert.deepEqual(
+      results.map((r) => (r.status === 'rejected' ? r.reason : r.status)),
+      ['accepted', 'bad-witness-merkle-match', 'accepted'],
+    );
+    assert.equal(chain.tip.hashHex, child.header.hashHex);
+    // The plan made from the mutated copy was dropped; the real child was planned at its turn.
+    assert.deepEqual(
+      timings.map((t) => t.plannedAhead),
+      [false, false],
+    );
+    assert.ok(chain.getCoin({ txid: childTx.txid, vout: 0 }));
+
+    // Without a mutated copy in between, the next block is planned while its parent connects.
+    const more = spendOpTrue(childTx, 0, [{ value: childTx.outputs[0].value - 1000n, scriptPubKey: OP_TRUE }]);
+    const b1 = nextBlock(chain, { txs: [more], fees: 1000n });
+    const b1Entry = { hash: b1.header.hash, height: chain.height + 1, medianTimePast: () => b1.header.time, time: b1.header.time };
+    const b2 = nextBlock(chain, { prev: b1Entry as unknown as typeof chain.tip });
+    const next = await Promise.all([chain.processBlock(b1, b1.encode()), chain.processBlock(b2, b2.encode())]);
+    assert.deepEqual(
+      next.map((r) => r.status),
+      ['accepted', 'accepted'],
+    );
+    assert.deepEqual(
+      timings.slice(2).map((t) => t.plannedAhead),
+      [false, true],
+    );
+  }, 2));

@@ -115,6 +115,10 @@ export class Chain {
   private readAhead: (() => ReadBlock | null) | null = null;
   /** The next block, planned while the tip's scripts were checked (lookahead.ts). */
   private lookahead: Lookahead | null = null;
+  /** Blocks handed to processBlock that wait for their turn, by parent hash: a lookahead may plan one. */
+  private readonly waiting = new Map<string, ReadBlock>();
+  /** The block processBlock is validating and connecting now. */
+  private processing: Block | null = null;
   /** -reindex: connected blocks' records not yet committed, in connect order. */
   private readonly pendingWrites: (() => void)[] = [];
   private readonly db: ChainDatabase;
@@ -497,7 +501,19 @@ export class Chain {
 
   /** Validates, stores and (when it leads to the most work) connects a block. */
   processBlock(block: Block, raw?: Uint8Array): Promise<ProcessResult> {
-    return this.enqueue(() => this.processBlockNow(block, raw));
+    // A sync hands blocks over faster than they connect: the next one can be planned ahead.
+    const parentHex = hashToHex(block.header.prevHash);
+    const waiting = raw && !this.waiting.has(parentHex) ? { hashHex: block.header.hashHex, block, raw, unchecked: true } : null;
+    if (waiting) this.waiting.set(parentHex, waiting);
+    return this.enqueue(async () => {
+      if (waiting && this.waiting.get(parentHex) === waiting) this.waiting.delete(parentHex);
+      this.processing = block;
+      try {
+        return await this.processBlockNow(block, raw);
+      } finally {
+        this.processing = null;
+      }
+    });
   }
 
   /**
@@ -631,7 +647,7 @@ export class Chain {
       for (let i = 0; i < path.length; i++) {
         const e = path[i];
         const following = path[i + 1];
-        const readNext = following ? () => this.readStored(following) : this.readAhead;
+        const readNext = following ? () => this.readStored(following) : (this.readAhead ?? (() => this.waiting.get(e.hashHex) ?? null));
         if (!(await this.connectTip(e, accepted?.entry === e ? accepted : undefined, readNext))) break;
       }
     }
@@ -753,7 +769,8 @@ export class Chain {
     const ahead = this.lookahead;
     if (!ahead) return null;
     this.lookahead = null;
-    if (ahead.hashHex === entry.hashHex && ahead.parent === this.tip && entry.prev === this.tip) return ahead;
+    const same = ahead.hashHex === entry.hashHex && (!ahead.unchecked || ahead.block === this.processing);
+    if (same && ahead.parent === this.tip && entry.prev === this.tip) return ahead;
     await ahead.checks.abort();
     return null;
   }

@@ -4,11 +4,17 @@ import type { Coin } from './coins.ts';
 import type { CoinSource, ConnectPlan } from './connect.ts';
 import type { ScriptCheckSession } from './script-verifier.ts';
 
-/** A stored block, decoded, with the buffer it was decoded from (which nothing else writes to). */
+/** A block, decoded, with the buffer it was decoded from (which nothing else writes to). */
 export interface ReadBlock {
   readonly hashHex: string;
   readonly block: Block;
   readonly raw: Uint8Array;
+  /**
+   * Waiting for its turn and not yet checked (a block just received): another block with the same
+   * header (a mutated copy) may be the one that passes the checks, so a plan made from this one
+   * is used only for this very object.
+   */
+  readonly unchecked?: boolean;
 }
 
 /**
