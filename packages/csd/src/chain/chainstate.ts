@@ -76,6 +76,11 @@ const DEFAULT_COINS_CACHE_BYTES = 450 * 1024 * 1024;
 const REINDEX_COMMIT_BLOCKS = 64;
 /** How long a measured database size is reused. */
 const DISK_SIZE_TTL_MS = 1000;
+/**
+ * Blocks announced by expectBlock that may wait for their turn: a sync's downloads queue a few per
+ * peer; the oldest announcements go first.
+ */
+const MAX_WAITING_BLOCKS = 16;
 /** How long -reindex runs before giving the event loop a turn (RPC warmup answers, signals). */
 const REINDEX_YIELD_MS = 20;
 
@@ -115,7 +120,7 @@ export class Chain {
   private readAhead: (() => ReadBlock | null) | null = null;
   /** The next block, planned while the tip's scripts were checked (lookahead.ts). */
   private lookahead: Lookahead | null = null;
-  /** Blocks handed to processBlock that wait for their turn, by parent hash: a lookahead may plan one. */
+  /** Blocks announced to come (expectBlock), by parent hash: a lookahead may plan one. */
   private readonly waiting = new Map<string, ReadBlock>();
   /** The block processBlock is validating and connecting now. */
   private processing: Block | null = null;
@@ -501,12 +506,10 @@ export class Chain {
 
   /** Validates, stores and (when it leads to the most work) connects a block. */
   processBlock(block: Block, raw?: Uint8Array): Promise<ProcessResult> {
-    // A sync hands blocks over faster than they connect: the next one can be planned ahead.
-    const parentHex = hashToHex(block.header.prevHash);
-    const waiting = raw && !this.waiting.has(parentHex) ? { hashHex: block.header.hashHex, block, raw, unchecked: true } : null;
-    if (waiting) this.waiting.set(parentHex, waiting);
+    if (raw) this.expectBlock(block, raw);
     return this.enqueue(async () => {
-      if (waiting && this.waiting.get(parentHex) === waiting) this.waiting.delete(parentHex);
+      const parentHex = hashToHex(block.header.prevHash);
+      if (this.waiting.get(parentHex)?.block === block) this.waiting.delete(parentHex);
       this.processing = block;
       try {
         return await this.processBlockNow(block, raw);
@@ -514,6 +517,19 @@ export class Chain {
         this.processing = null;
       }
     });
+  }
+
+  /**
+   * Announces a block that will be handed to processBlock soon (a sync reads blocks off the wire
+   * faster than they connect), so that it can be planned while its parent's scripts are checked.
+   * Only a hint: the block is checked when its turn comes, and a plan made from it is used only if
+   * this very object is the one that connects.
+   */
+  expectBlock(block: Block, raw: Uint8Array): void {
+    const parentHex = hashToHex(block.header.prevHash);
+    if (this.waiting.has(parentHex)) return;
+    if (this.waiting.size >= MAX_WAITING_BLOCKS) this.waiting.delete(this.waiting.keys().next().value!);
+    this.waiting.set(parentHex, { hashHex: block.header.hashHex, block, raw, unchecked: true });
   }
 
   /**

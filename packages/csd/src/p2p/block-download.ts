@@ -65,6 +65,11 @@ export class BlockDownload {
     return { blocks, staller: windowBlocked ? windowStartHolder : null };
   }
 
+  /** The peer a block is expected from, or null when it is not in flight. */
+  requestedFrom(hashHex: string): number | null {
+    return this.inFlight.get(hashHex)?.peer ?? null;
+  }
+
   /** A block arrived; returns whether (and from whom) it had been requested. */
   received(hashHex: string): number | null {
     const f = this.inFlight.get(hashHex);

@@ -292,6 +292,10 @@ export class Network {
       {
         ready: (p) => this.onReady(p),
         message: (p, m) => this.onMessage(p, m),
+        // A requested block waiting behind others from its peer can be planned while its parent connects.
+        arrived: (p, m) => {
+          if (m.command === 'block' && this.download.requestedFrom(m.block.header.hashHex) === p.id) this.deps.chain.expectBlock(m.block, m.raw);
+        },
         misbehaving: (p, reason) => this.misbehaving(p, reason),
         checkVersion: (_p, v) => ([...this.peers.values()].some((s) => s.peer.localNonce === v.nonce) ? 'connected to self' : null),
         closed: (p, reason) => this.onClosed(p, reason),

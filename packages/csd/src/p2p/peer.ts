@@ -36,6 +36,8 @@ export interface PeerHooks {
   ready(peer: Peer): void;
   /** A message after the handshake; the next one waits until the returned promise settles. */
   message(peer: Peer, m: Message): Promise<void> | void;
+  /** A message after the handshake was read off the wire; `message` gets it when its turn comes. */
+  arrived(peer: Peer, m: Message): void;
   /** The peer broke a protocol rule: the network disconnects and discourages it. */
   misbehaving(peer: Peer, reason: string): void;
   /** `version` arrived: return a reason to refuse the peer (self-connection, old version), or null. */
@@ -223,6 +225,7 @@ export class Peer {
       this.handshake(m);
       return;
     }
+    this.hooks.arrived(this, m);
     this.queuedBytes += size;
     if (this.queuedBytes > MAX_RECEIVE_BUFFER) this.socket.pause();
     this.processing = this.processing.then(async () => {
