@@ -246,20 +246,26 @@ test('invalidateblock and reconsiderblock move the tip and survive restart', () 
     assert.equal(h.chain.atHeight(8)!.hashHex, target.hashHex);
   }));
 
+/** Mines past coinbase maturity, then a block splitting the first coinbase into `n` OP_TRUE coins of `each`. */
+async function fanOut(chain: Chain, n: number): Promise<{ fan: Transaction; each: bigint }> {
+  await mine(chain, 101);
+  const cb1 = coinbaseAt(chain, 1);
+  const each = (cb1.outputs[0].value - BigInt(n) * 1000n) / BigInt(n);
+  const fan = spendOpTrue(
+    cb1,
+    0,
+    Array.from({ length: n }, () => ({ value: each, scriptPubKey: OP_TRUE })),
+  );
+  const fee = cb1.outputs[0].value - each * BigInt(n);
+  assert.equal((await chain.processBlock(nextBlock(chain, { txs: [fan], fees: fee }))).status, 'accepted');
+  return { fan, each };
+}
+
 test('parallel script verification across worker threads accepts good and rejects bad inputs', () =>
   withHarness(async (h) => {
     const { chain } = h;
-    await mine(chain, 101);
     // Split one coinbase into 100 OP_TRUE outputs, then spend all of them in one block.
-    const cb1 = coinbaseAt(chain, 1);
-    const each = (cb1.outputs[0].value - 100_000n) / 100n;
-    const fan = spendOpTrue(
-      cb1,
-      0,
-      Array.from({ length: 100 }, () => ({ value: each, scriptPubKey: OP_TRUE })),
-    );
-    const fee = cb1.outputs[0].value - each * 100n;
-    assert.equal((await chain.processBlock(nextBlock(chain, { txs: [fan], fees: fee }))).status, 'accepted');
+    const { fan, each } = await fanOut(chain, 100);
     const inputs = fan.outputs.map((_, vout) => ({
       prevout: { txid: fan.txid, vout },
       scriptSig: new Uint8Array(0),
@@ -309,17 +315,8 @@ async function connectInARow(h: Harness, opts: { parentBad?: boolean; childBad?:
 /** Two blocks on a new tip: a parent spending 70 coins, a child spending its output and 70 more. */
 async function parentAndChild(h: Harness, opts: { parentBad?: boolean; childBad?: boolean; childDoubleSpends?: boolean }) {
   const { chain } = h;
-  await mine(chain, 101);
-  const cb1 = coinbaseAt(chain, 1);
   // 150 OP_TRUE coins: enough inputs for each block's scripts to be checked on the workers.
-  const each = (cb1.outputs[0].value - 150_000n) / 150n;
-  const fan = spendOpTrue(
-    cb1,
-    0,
-    Array.from({ length: 150 }, () => ({ value: each, scriptPubKey: OP_TRUE })),
-  );
-  const fee = cb1.outputs[0].value - each * 150n;
-  assert.equal((await chain.processBlock(nextBlock(chain, { txs: [fan], fees: fee }))).status, 'accepted');
+  const { fan, each } = await fanOut(chain, 150);
   const base = chain.tip;
   const spend = (coins: { txid: Uint8Array; vout: number; value: bigint }[], failAt: number | null) =>
     new Transaction({
