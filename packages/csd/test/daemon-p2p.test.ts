@@ -11,7 +11,7 @@ import { assembleBlock, coinbaseTx, mine, withWitnessCommitment } from '../../co
 import { mutate, prng } from '../../consensus/test/fuzz.ts';
 import { encodeFrame } from '../src/p2p/framing.ts';
 import { encodePayload } from '../src/p2p/messages.ts';
-import { MAX_HEADERS_RESULTS } from '../src/p2p/protocol.ts';
+import { MAX_HEADERS_RESULTS, MSG_WITNESS_BLOCK } from '../src/p2p/protocol.ts';
 import { Daemon } from './daemon.ts';
 import { TestPeer } from './p2p-test-peer.ts';
 
@@ -240,6 +240,22 @@ describe('p2p network', { concurrency: false }, () => {
     await waitUntil('the unrequested block on the tip is connected', async () => (await tipOf(a)) === next.header.hashHex);
     await assert.rejects(a.call('getblockheader', sibling.header.hashHex), /Block not found/, 'the unrequested sibling was stored');
     assert.ok(!p.closed, 'the sender of valid unrequested blocks was disconnected');
+    p.close();
+  });
+
+  test('getdata past -maxsendbuffer waits until the peer reads again, and then every block is served', async () => {
+    const p = await TestPeer.connect(a.p2pPort);
+    const first = await headerAt(a, 1);
+    // About 30 MB of blocks asked for at once, while the peer reads nothing: far past the node's
+    // 1 MB send buffer and the kernel's socket buffers.
+    const count = 20_000;
+    p.pause();
+    p.send({ command: 'getdata', items: Array.from({ length: count }, () => ({ type: MSG_WITNESS_BLOCK, hash: first.hash })) });
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    p.resume();
+    await waitUntil('every requested block arrived', async () => p.received.filter((m) => m.command === 'block').length === count);
+    assert.equal(p.received.filter((m) => m.command === 'notfound').length, 0);
+    assert.ok(!p.closed);
     p.close();
   });
 

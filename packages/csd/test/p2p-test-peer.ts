@@ -91,6 +91,15 @@ export class TestPeer {
     return this.closedPromise;
   }
 
+  /** Stops reading from the socket: what the node sends piles up in its buffers (a slow reader). */
+  pause(): void {
+    this.socket.pause();
+  }
+
+  resume(): void {
+    this.socket.resume();
+  }
+
   close(): void {
     this.socket.destroy();
   }

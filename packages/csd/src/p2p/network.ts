@@ -24,7 +24,17 @@ import { formatHostPort, netGroup, type NetAddress } from './netaddr.ts';
 import type { OpoiContentSink } from './opoi-content.ts';
 import { OrphanPool } from './orphans.ts';
 import { type ConnectionType, Peer } from './peer.ts';
-import { LOCAL_SERVICES, MAX_HEADERS_RESULTS, MSG_BLOCK, MSG_TX, MSG_WITNESS_BLOCK, MSG_WITNESS_FLAG, MSG_WITNESS_TX, MSG_WTX } from './protocol.ts';
+import {
+  LOCAL_SERVICES,
+  MAX_HEADERS_RESULTS,
+  MAX_INV_SIZE,
+  MSG_BLOCK,
+  MSG_TX,
+  MSG_WITNESS_BLOCK,
+  MSG_WITNESS_FLAG,
+  MSG_WITNESS_TX,
+  MSG_WTX,
+} from './protocol.ts';
 
 export interface NetworkOptions {
   readonly listen: boolean;
@@ -123,6 +133,11 @@ class PeerState {
   readonly txQueue = new Set<string>();
   nextTrickle = 0;
   txRequests = 0;
+  /**
+   * Items of the peer's getdata not served yet: serving pauses while the send buffer is over
+   * -maxsendbuffer and goes on when it drains (Core's vRecvGetData).
+   */
+  readonly getData: InvItem[] = [];
   /** When the peer became the one holding up the download window. */
   stallingSince: number | null = null;
   getaddrAnswered = false;
@@ -293,6 +308,10 @@ export class Network {
         ready: (p) => this.onReady(p),
         message: (p, m) => this.onMessage(p, m),
         // A requested block waiting behind others from its peer can be planned while its parent connects.
+        drained: (p) => {
+          const s = this.peers.get(p.id);
+          if (s) this.serveGetData(s);
+        },
         arrived: (p, m) => {
           if (m.command === 'block' && this.download.requestedFrom(m.block.header.hashHex) === p.id) this.deps.chain.expectBlock(m.block, m.raw);
         },
@@ -652,11 +671,27 @@ export class Network {
   }
 
   private onGetData(state: PeerState, items: readonly InvItem[]): void {
+    // One getdata message's worth may wait (Core's MAX_INV_SZ); a peer never needs more outstanding.
+    if (state.getData.length + items.length > MAX_INV_SIZE) {
+      this.misbehaving(state.peer, `getdata: more than ${MAX_INV_SIZE} items waiting`);
+      return;
+    }
+    for (const item of items) state.getData.push(item);
+    this.serveGetData(state);
+  }
+
+  /**
+   * Serves queued getdata items in order until the send buffer passes -maxsendbuffer; the rest
+   * wait for the buffer to drain. Dropping them instead would leave the peer waiting for blocks
+   * that never come, until its download timeout (ten minutes).
+   */
+  private serveGetData(state: PeerState): void {
     const { chain, mempool } = this.deps;
     const notFound: InvItem[] = [];
-    for (const item of items) {
-      // Core stops serving a peer that does not read what it asked for.
+    let served = 0;
+    for (const item of state.getData) {
       if (state.peer.sendBufferFull) break;
+      served++;
       const hashHex = hashToHex(item.hash);
       const base = item.type & ~MSG_WITNESS_FLAG;
       if (base === MSG_BLOCK) {
@@ -677,6 +712,7 @@ export class Network {
       }
       state.peer.sendRaw('tx', entry.tx.encode(item.type !== MSG_TX));
     }
+    state.getData.splice(0, served);
     if (notFound.length > 0) state.peer.send({ command: 'notfound', items: notFound });
   }
 

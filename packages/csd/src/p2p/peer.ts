@@ -38,6 +38,8 @@ export interface PeerHooks {
   message(peer: Peer, m: Message): Promise<void> | void;
   /** A message after the handshake was read off the wire; `message` gets it when its turn comes. */
   arrived(peer: Peer, m: Message): void;
+  /** What was queued for sending has gone out to the socket (its buffer is below the limit again). */
+  drained(peer: Peer): void;
   /** The peer broke a protocol rule: the network disconnects and discourages it. */
   misbehaving(peer: Peer, reason: string): void;
   /** `version` arrived: return a reason to refuse the peer (self-connection, old version), or null. */
@@ -98,6 +100,7 @@ export class Peer {
     this.decoder = new FrameDecoder(settings.magic);
     socket.setNoDelay(true);
     socket.on('data', (chunk: Buffer) => this.receive(chunk));
+    socket.on('drain', () => this.hooks.drained(this));
     socket.on('error', (err) => this.close(`socket error: ${err.message}`));
     socket.on('close', () => this.close('connection closed by peer'));
     if (type !== 'inbound') this.sendVersion();
