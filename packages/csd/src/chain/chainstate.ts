@@ -51,13 +51,6 @@ export interface ChainOptions {
   readonly coinsCacheBytes?: number;
 }
 
-/** A block with the buffer it was decoded from, which nothing else writes to. */
-interface DecodedBlock {
-  readonly entry: BlockIndexEntry;
-  readonly block: Block;
-  readonly raw: Uint8Array;
-}
-
 export interface ChainTip {
   readonly entry: BlockIndexEntry;
   readonly branchLength: number;
@@ -549,7 +542,7 @@ export class Chain {
       if (e instanceof ValidationError) return { status: 'rejected', reason: e.reason, debug: e.debug };
       throw e;
     }
-    await this.activateBestChain(this.tip, stored && raw ? { entry, block, raw } : undefined);
+    await this.activateBestChain(this.tip, stored && raw ? { hashHex, block, raw } : undefined);
     // A stored block's record waits for its connect, which writes it; unless it did not connect.
     if (stored && !this.contains(entry) && !entry.isFailed()) this.db.write(() => this.db.tables.index.put(Buffer.from(entry.hash), entry.encode()));
     const failure = this.connectFailures.get(entry);
@@ -651,7 +644,7 @@ export class Chain {
    * Core's ActivateBestChain: move the tip to the most-work valid block, reorganizing as needed.
    * `accepted` is a block just read and decoded, connected as it is when its turn comes.
    */
-  private async activateBestChain(startTip = this.tip, accepted?: DecodedBlock): Promise<void> {
+  private async activateBestChain(startTip = this.tip, accepted?: ReadBlock): Promise<void> {
     for (;;) {
       const best = this.bestCandidate();
       if (!best) break;
@@ -664,7 +657,7 @@ export class Chain {
         const e = path[i];
         const following = path[i + 1];
         const readNext = following ? () => this.readStored(following) : (this.readAhead ?? (() => this.waiting.get(e.hashHex) ?? null));
-        if (!(await this.connectTip(e, accepted?.entry === e ? accepted : undefined, readNext))) break;
+        if (!(await this.connectTip(e, accepted?.hashHex === e.hashHex ? accepted : undefined, readNext))) break;
       }
     }
     // A failed block can leave the tip short of the best header with coins still unwritten.
@@ -676,7 +669,7 @@ export class Chain {
    * Connects `entry`'s block to the tip. `readNext` reads the block expected to follow it, which
    * is planned while this one's scripts are checked (a lookahead).
    */
-  private async connectTip(entry: BlockIndexEntry, decoded?: DecodedBlock, readNext?: (() => ReadBlock | null) | null): Promise<boolean> {
+  private async connectTip(entry: BlockIndexEntry, decoded?: ReadBlock, readNext?: (() => ReadBlock | null) | null): Promise<boolean> {
     const started = performance.now();
     const ahead = await this.takeLookahead(entry);
     const raw = ahead?.raw ?? decoded?.raw ?? this.readRawBlock(entry);
@@ -785,8 +778,9 @@ export class Chain {
     const ahead = this.lookahead;
     if (!ahead) return null;
     this.lookahead = null;
+    // The same hash means the same parent entry: the tip check covers both.
     const same = ahead.hashHex === entry.hashHex && (!ahead.unchecked || ahead.block === this.processing);
-    if (same && ahead.parent === this.tip && entry.prev === this.tip) return ahead;
+    if (same && ahead.parent === this.tip) return ahead;
     await ahead.checks.abort();
     return null;
   }

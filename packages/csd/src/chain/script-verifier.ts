@@ -22,9 +22,9 @@ const PACKET_INPUTS = 64;
  * Verifies the scripts of a block on several threads (Core's -par and check queue): `threads - 1`
  * workers plus the calling thread. Each worker receives the block once, in shared memory, then the
  * outputs its inputs spend as the calling thread looks them up. Sessions may overlap (the next
- * block's begins while this one's finishes): workers take them in the order they began. Inputs are claimed in small
- * chunks from one shared counter (Atomics), so every thread stays busy until the last input and
- * no thread finishes long before the others.
+ * block's begins while this one's finishes): workers take them in the order they began. Inputs
+ * are claimed in small chunks from one shared counter (Atomics), so every thread stays busy until
+ * the last input and no thread finishes long before the others.
  */
 export class ScriptVerifier {
   private readonly workers: Worker[] = [];

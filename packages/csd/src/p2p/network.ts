@@ -307,11 +307,11 @@ export class Network {
       {
         ready: (p) => this.onReady(p),
         message: (p, m) => this.onMessage(p, m),
-        // A requested block waiting behind others from its peer can be planned while its parent connects.
         drained: (p) => {
           const s = this.peers.get(p.id);
           if (s) this.serveGetData(s);
         },
+        // A requested block waiting behind others from its peer can be planned while its parent connects.
         arrived: (p, m) => {
           if (m.command === 'block' && this.download.requestedFrom(m.block.header.hashHex) === p.id) this.deps.chain.expectBlock(m.block, m.raw);
         },
