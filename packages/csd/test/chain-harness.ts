@@ -20,13 +20,16 @@ export interface Harness {
   reopen(): Promise<void>;
   /**
    * Reopens without the chain's orderly shutdown: only committed transactions survive (the coins
-   * cache is not written), as after a killed process.
+   * cache is not written), as after a killed process. A batch the writer thread is writing lands
+   * first (a kill just after its commit; one before it leaves nothing, as LMDB's commit is atomic).
    */
   crash(): Promise<void>;
   close(): Promise<void>;
 }
 
-export async function openHarness(opts: { params?: ChainParams; threads?: number; dir?: string; coinsCacheBytes?: number } = {}): Promise<Harness> {
+export async function openHarness(
+  opts: { params?: ChainParams; threads?: number; dir?: string; coinsCacheBytes?: number; backgroundWriteCoins?: number } = {},
+): Promise<Harness> {
   const dir = opts.dir ?? mkdtempSync(join(tmpdir(), 'cs-chain-'));
   const params = opts.params ?? REGTEST;
   const make = async () => {
@@ -38,6 +41,7 @@ export async function openHarness(opts: { params?: ChainParams; threads?: number
       log: pino({ level: 'silent' }),
       now: () => 1795200000,
       coinsCacheBytes: opts.coinsCacheBytes,
+      backgroundWriteCoins: opts.backgroundWriteCoins,
     });
     await chain.load();
     return { db, chain };
@@ -57,6 +61,7 @@ export async function openHarness(opts: { params?: ChainParams; threads?: number
       ({ db, chain } = await make());
     },
     async crash() {
+      await chain.halt();
       await db.close();
       ({ db, chain } = await make());
     },

@@ -24,12 +24,14 @@ const SPENT = '';
  * thing V8 keeps, and a million of them is what a large sync holds.
  */
 export class CoinsCache {
-  private readonly entries = new Map<string, string>();
+  private entries = new Map<string, string>();
+  /** Changes handed to a second thread to write (detach), read through until they are committed. */
+  private writing: Map<string, string> | null = null;
   private valueBytes = 0;
 
   constructor(private readonly table: Table) {}
 
-  /** Estimated heap held by the unwritten changes. */
+  /** Estimated heap held by the unwritten changes, not counting those being written. */
   get bytes(): number {
     return this.entries.size * ENTRY_OVERHEAD + this.valueBytes;
   }
@@ -43,7 +45,7 @@ export class CoinsCache {
    * is the key read as latin1, when the caller has it already.
    */
   get(key: Uint8Array, id: string = latin1(key)): Coin | undefined {
-    const v = this.entries.get(id);
+    const v = this.entries.get(id) ?? this.writing?.get(id);
     if (v === undefined) {
       // The fast read returns LMDB's reused buffer: decoding copies out what it keeps right away.
       const raw = this.table.getBinaryFast(key as Buffer);
@@ -64,6 +66,7 @@ export class CoinsCache {
   add(k: string, coin: Coin): void {
     const before = this.entries.get(k);
     // A key the table may still hold must be overwritten there; only a never-stored coin is fresh.
+    // A coin whose removal is being written is fresh too: the table no longer holds it after.
     const state = before === undefined ? FRESH : DIRTY;
     if (before !== undefined) this.valueBytes -= before.length;
     const v = coinToLatin1(state, coin);
@@ -73,16 +76,11 @@ export class CoinsCache {
 
   /**
    * Writes every change into the table; call inside the write transaction that also records which
-   * block the table now reflects. Keys go in sorted order, so LMDB fills each page once.
+   * block the table now reflects, and not while detached changes are being written.
    */
   write(): void {
-    const keys = [...this.entries.keys()].sort();
-    for (const k of keys) {
-      const v = this.entries.get(k)!;
-      const key = Buffer.from(k, 'latin1');
-      if (v === SPENT) this.table.remove(key);
-      else this.table.put(key, Buffer.from(v, 'latin1').subarray(1));
-    }
+    if (this.writing) throw new Error('the coins cache is written while an earlier batch is being written');
+    writeChanges(this.table, this.entries);
   }
 
   /** Forgets every change (after they were written, or when the table is rebuilt). */
@@ -90,6 +88,87 @@ export class CoinsCache {
     this.entries.clear();
     this.valueBytes = 0;
   }
+
+  /**
+   * Hands over the changes for another thread to write; until `written` or `restore`, they are
+   * read through (beneath the changes made after) but not written again.
+   */
+  detach(): Map<string, string> {
+    if (this.writing) throw new Error('the coins cache is detached while an earlier batch is being written');
+    const changes = this.entries;
+    this.writing = changes;
+    this.entries = new Map();
+    this.valueBytes = 0;
+    return changes;
+  }
+
+  /** The detached changes are committed: the table holds them now. */
+  written(): void {
+    this.writing = null;
+  }
+
+  /**
+   * The detached changes were not written: they become unwritten changes again, beneath the ones
+   * made since. A coin added since as fresh (the table would not have held it once the batch
+   * landed) may still be in the table now, so it is overwritten there instead.
+   */
+  restore(): void {
+    const detached = this.writing;
+    if (!detached) return;
+    this.writing = null;
+    for (const [k, old] of detached) {
+      const now = this.entries.get(k);
+      if (now === undefined) {
+        this.entries.set(k, old);
+        this.valueBytes += old.length;
+      } else if (now[0] === FRESH) {
+        this.entries.set(k, DIRTY + now.slice(1));
+      }
+    }
+  }
+}
+
+/** Writes cached changes into the table, keys in sorted order so that LMDB fills each page once. */
+export function writeChanges(table: Table, changes: ReadonlyMap<string, string>): void {
+  const keys = [...changes.keys()].sort();
+  for (const k of keys) {
+    const v = changes.get(k)!;
+    const key = Buffer.from(k, 'latin1');
+    if (v === SPENT) table.remove(key);
+    else table.put(key, Buffer.from(v, 'latin1').subarray(1));
+  }
+}
+
+/**
+ * Cached changes as one string and their lengths, which cross to a worker thread in two copies
+ * instead of a structured clone of a million map entries.
+ */
+export interface PackedChanges {
+  readonly text: string;
+  /** Key length, value length, for each change in order. */
+  readonly lengths: Uint32Array;
+}
+
+export function packChanges(changes: ReadonlyMap<string, string>): PackedChanges {
+  const parts: string[] = [];
+  const lengths = new Uint32Array(changes.size * 2);
+  let i = 0;
+  for (const [k, v] of changes) {
+    parts.push(k, v);
+    lengths[i++] = k.length;
+    lengths[i++] = v.length;
+  }
+  return { text: parts.join(''), lengths };
+}
+
+export function unpackChanges({ text, lengths }: PackedChanges): Map<string, string> {
+  const changes = new Map<string, string>();
+  let at = 0;
+  for (let i = 0; i < lengths.length; i += 2) {
+    const k = text.slice(at, (at += lengths[i]));
+    changes.set(k, text.slice(at, (at += lengths[i + 1])));
+  }
+  return changes;
 }
 
 export function latin1(key: Uint8Array): string {

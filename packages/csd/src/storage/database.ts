@@ -108,12 +108,19 @@ export class ChainDatabase {
    * accepted; so it is while an interrupted reindex is pending, which the node resumes at start.
    */
   static open(path: string, opts: { reindex?: boolean } = {}): ChainDatabase {
-    // Committed transactions survive a killed process (the OS keeps the pages); `noSync: false`
-    // keeps them across power loss too, at the cost of an fsync per block.
-    const root = open<Buffer, Buffer>({ path, maxDbs: 32, keyEncoding: 'binary', encoding: 'binary', compression: false });
-    const db = new ChainDatabase(root, path);
+    const db = ChainDatabase.attach(path);
     db.checkSchema(opts.reindex ?? false);
     return db;
+  }
+
+  /**
+   * The database at `path` without the schema check: for a worker thread of the process that
+   * opened it (lmdb-js shares one environment between the threads of a process).
+   */
+  static attach(path: string): ChainDatabase {
+    // Committed transactions survive a killed process (the OS keeps the pages); `noSync: false`
+    // keeps them across power loss too, at the cost of an fsync per block.
+    return new ChainDatabase(open<Buffer, Buffer>({ path, maxDbs: 32, keyEncoding: 'binary', encoding: 'binary', compression: false }), path);
   }
 
   private checkSchema(reindex: boolean): void {
@@ -136,6 +143,11 @@ export class ChainDatabase {
   /** Runs `fn` as one atomic write transaction: all of its puts and removes land, or none do. */
   write<T>(fn: () => T): T {
     return this.root.transactionSync(fn);
+  }
+
+  /** Makes the next read see what another thread committed (reads otherwise keep one snapshot per turn). */
+  resetReadTxn(): void {
+    this.root.resetReadTxn();
   }
 
   getMeta(key: string): Buffer | undefined {

@@ -1,0 +1,114 @@
+import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from 'node:worker_threads';
+import { packChanges, type PackedChanges } from './coins-cache.ts';
+
+/** What the main thread asks of the writer thread. */
+export type WriterRequest =
+  | { readonly kind: 'write'; readonly changes: PackedChanges; readonly meta: { readonly key: string; readonly value: Uint8Array } }
+  | { readonly kind: 'close' };
+
+/** The writer thread's answer to a write: the error's message when it failed. */
+export interface WriterReply {
+  readonly error: string | null;
+}
+
+/** Values of the shared state word. */
+export const IDLE = 0;
+export const WRITING = 1;
+
+export interface WriteOutcome {
+  readonly coins: number;
+  /** The height of the block the batch reflects. */
+  readonly height: number;
+  readonly ms: number;
+  readonly error: string | null;
+}
+
+/**
+ * Writes a batch of cached coin changes, with the meta record saying which block they reflect, in
+ * one transaction on a thread of its own, so that the connecting thread goes on while a large
+ * batch (a million coins take seconds) is written. One batch at a time: `settle` waits for the one
+ * in flight, synchronously, so that a write on this thread never lands before (and is then
+ * overwritten by) an older batch. The thread starts with the first batch.
+ */
+export class CoinsWriter {
+  private worker: Worker | null = null;
+  private port: MessagePort | null = null;
+  private readonly state = new Int32Array(new SharedArrayBuffer(4));
+  private inFlight: { coins: number; height: number; started: number } | null = null;
+
+  constructor(
+    private readonly path: string,
+    private readonly done: (outcome: WriteOutcome) => void,
+  ) {}
+
+  get busy(): boolean {
+    return this.inFlight !== null;
+  }
+
+  /** Writes `changes` with the meta record `meta`, which says they reflect the block at `height`. */
+  start(changes: ReadonlyMap<string, string>, meta: { key: string; value: Uint8Array }, height: number): void {
+    this.settle();
+    const port = this.port ?? this.spawn();
+    const packed = packChanges(changes);
+    Atomics.store(this.state, 0, WRITING);
+    this.inFlight = { coins: changes.size, height, started: performance.now() };
+    port.ref();
+    const request: WriterRequest = { kind: 'write', changes: packed, meta };
+    port.postMessage(request, [packed.lengths.buffer as ArrayBuffer]);
+  }
+
+  /** Waits for the batch in flight, if any, and reports its outcome. */
+  settle(): void {
+    if (!this.inFlight) return;
+    Atomics.wait(this.state, 0, WRITING);
+    // The reply is posted before the state word changes, so it is there to take.
+    const reply = receiveMessageOnPort(this.port!)?.message as WriterReply | undefined;
+    this.finish(reply ?? { error: 'the coins writer thread ended without an answer' });
+  }
+
+  /** Settles the batch in flight and ends the thread. */
+  async close(): Promise<void> {
+    this.settle();
+    const worker = this.worker;
+    if (!worker) return;
+    this.worker = null;
+    const exited = new Promise((resolve) => worker.once('exit', resolve));
+    worker.ref();
+    const request: WriterRequest = { kind: 'close' };
+    this.port!.postMessage(request);
+    await exited;
+    this.port!.close();
+    this.port = null;
+  }
+
+  private spawn(): MessagePort {
+    const { port1, port2 } = new MessageChannel();
+    const worker = new Worker(new URL('./coins-writer.js', import.meta.url), {
+      workerData: { path: this.path, state: this.state, port: port2 },
+      transferList: [port2],
+    });
+    worker.unref();
+    // A thread that dies without answering leaves the state word as it was: wake a waiter anyway.
+    worker.on('error', () => this.abandon());
+    worker.on('exit', () => this.abandon());
+    port1.on('message', (reply: WriterReply) => this.finish(reply));
+    port1.unref();
+    this.worker = worker;
+    this.port = port1;
+    return port1;
+  }
+
+  private abandon(): void {
+    if (!this.inFlight) return;
+    this.finish({ error: 'the coins writer thread ended without an answer' });
+  }
+
+  private finish(reply: WriterReply): void {
+    const flight = this.inFlight;
+    if (!flight) return;
+    this.inFlight = null;
+    Atomics.store(this.state, 0, IDLE);
+    this.port?.unref();
+    this.done({ coins: flight.coins, height: flight.height, ms: Math.round(performance.now() - flight.started), error: reply.error });
+  }
+}
