@@ -208,6 +208,8 @@ export class Chain {
       if (list) list.push(header.hashHex);
       else children.set(prev, [header.hashHex]);
     }
+    // A batch still being written would land in the cleared table.
+    this.coinsWriter.settle();
     this.coinsCache.clear();
     this.db.clearDerived();
     this.opoi.reload();
