@@ -88,9 +88,9 @@ export class CoinsWriter {
       transferList: [port2],
     });
     worker.unref();
-    // A thread that dies without answering leaves the state word as it was: wake a waiter anyway.
-    worker.on('error', () => this.abandon());
-    worker.on('exit', () => this.abandon());
+    // A thread that dies without answering fails its batch; the next batch starts a new thread.
+    worker.on('error', () => this.abandon(worker));
+    worker.on('exit', () => this.abandon(worker));
     port1.on('message', (reply: WriterReply) => this.finish(reply));
     port1.unref();
     this.worker = worker;
@@ -98,9 +98,12 @@ export class CoinsWriter {
     return port1;
   }
 
-  private abandon(): void {
-    if (!this.inFlight) return;
-    this.finish({ error: 'the coins writer thread ended without an answer' });
+  private abandon(worker: Worker): void {
+    if (this.worker !== worker) return;
+    this.worker = null;
+    this.port?.close();
+    this.port = null;
+    if (this.inFlight) this.finish({ error: 'the coins writer thread ended without an answer' });
   }
 
   private finish(reply: WriterReply): void {
