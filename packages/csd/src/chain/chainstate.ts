@@ -680,7 +680,7 @@ export class Chain {
       }
     }
     // A failed block can leave the tip short of the best header with coins still unwritten.
-    if (!this.catchingUp(this.tip)) this.flushCoins();
+    if (!this.catchingUp(this.tip)) this.flushCoins(this.tip, true);
     if (this.tip !== startTip) this.events.emit('tip', this.tip);
   }
 
@@ -982,8 +982,12 @@ export class Chain {
    * reflects `at`.
    */
   private flushCoins(at: BlockIndexEntry = this.tip, background = false): void {
-    this.coinsWriter.settle();
+    // A caller that goes on to read or change the table needs the batch in flight landed; one that
+    // lets the writer thread write does not wait for it, even with nothing to write.
+    if (!background) this.coinsWriter.settle();
     if (this.coinsCache.size === 0 && this.pendingWrites.length === 0) return;
+    // Nothing is written over the batch in flight; a batch that failed comes back to be written now.
+    this.coinsWriter.settle();
     const started = performance.now();
     const coins = this.coinsCache.size;
     if (background && coins >= this.backgroundWriteCoins) {
