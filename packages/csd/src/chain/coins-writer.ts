@@ -41,10 +41,6 @@ export class CoinsWriter {
     private readonly done: (outcome: WriteOutcome) => void,
   ) {}
 
-  get busy(): boolean {
-    return this.inFlight !== null;
-  }
-
   /** Writes `changes` with the meta record `meta`, which says they reflect the block at `height`. */
   start(changes: ReadonlyMap<string, string>, meta: { key: string; value: Uint8Array }, height: number): void {
     this.settle();
