@@ -33,3 +33,43 @@ export async function broadcastRecorded(rpc: RpcClient, hex: string, txid: strin
     throw e;
   }
 }
+
+/** What became of a transaction the wallet sent (followSent). */
+export type SentFate = 'confirmed' | 'pending' | 'released' | 'gone';
+
+/**
+ * Follows a transaction the wallet sent. 'confirmed' with `depth` confirmations or more;
+ * 'pending' while it is unconfirmed and in the mempool (or taken back into it now);
+ * 'released' when it left the mempool and the node refuses it again (-25, -26), for example an
+ * OPoI action whose window the chain passed: it can never confirm, yet the wallet (as Core's)
+ * counts its inputs spent until it is abandoned, so it is abandoned here; 'gone' when the wallet
+ * does not know it or a block transaction conflicts with it (its inputs are free already).
+ */
+export async function followSent(rpc: RpcClient, txid: string, depth: number): Promise<SentFate> {
+  let wtx: { confirmations: number; hex: string };
+  try {
+    wtx = await rpc.call('gettransaction', [txid]);
+  } catch (e) {
+    if (e instanceof RpcError && e.code === -5) return 'gone';
+    throw e;
+  }
+  if (wtx.confirmations < 0) return 'gone';
+  if (wtx.confirmations > 0) return wtx.confirmations >= depth ? 'confirmed' : 'pending';
+  try {
+    await rpc.call('sendrawtransaction', [wtx.hex]);
+    return 'pending';
+  } catch (e) {
+    if (!(e instanceof RpcError)) throw e;
+    // A block took it since gettransaction (-27); one in the mempool is answered with its txid.
+    if (e.code === -27) return 'pending';
+    if (e.code !== -25 && e.code !== -26) throw e;
+  }
+  try {
+    await rpc.call('abandontransaction', [txid]);
+    return 'released';
+  } catch (e) {
+    // Not eligible: a block or the mempool took it meanwhile.
+    if (e instanceof RpcError && e.code === -5) return 'pending';
+    throw e;
+  }
+}

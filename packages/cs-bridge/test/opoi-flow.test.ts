@@ -79,6 +79,20 @@ test('the bridge stakes the configured coin; /healthz is 503 until the stake is 
   assert.equal(h.body.stake, 'active');
 });
 
+/** A request answered by a fresh miner (worker `worker`) whose COMMIT the bridge has sent: its id. */
+async function committedRequest(worker: string, prompt: string, answer: string): Promise<string> {
+  await closeMiners();
+  const miner = await OpoiMiner.connect(bridge.stratumPort, `${externalAddress()}.${worker}`);
+  miners.push(miner);
+  const id = await request(prompt);
+  await chain.mine(1);
+  assert.equal((await bridge.postPrompt(id, prompt)).status, 200);
+  assert.equal((await miner.nextAssignment()).requestId, id);
+  assert.equal((await miner.answer(id, answer, 1)).error, null);
+  await waitStage(id, 'committed');
+  return id;
+}
+
 test('a full request: 404 then 200, assignment, COMMIT, REVEAL, publish, payout, miner paid its share once; mining relayed', async () => {
   const wallet = externalAddress();
   const miner = await OpoiMiner.connect(bridge.stratumPort, `${wallet}.rig1`);
@@ -173,16 +187,7 @@ test('a silent miner times out and the request goes to another; submit_error han
 });
 
 test('a bridge down through the reveal window marks the request expired on restart instead of retrying forever', async () => {
-  await closeMiners();
-  const miner = await OpoiMiner.connect(bridge.stratumPort, `${externalAddress()}.down`);
-  miners.push(miner);
-  const prompt = 'Down?';
-  const id = await request(prompt);
-  await chain.mine(1);
-  assert.equal((await bridge.postPrompt(id, prompt)).status, 200);
-  assert.equal((await miner.nextAssignment()).requestId, id);
-  assert.equal((await miner.answer(id, 'late', 1)).error, null);
-  await waitStage(id, 'committed');
+  const id = await committedRequest('down', 'Down?', 'late');
   assert.equal(await bridge.stop('SIGTERM'), 0);
   const resolved = await mineUntilChain(chain, id, (r) => r.status !== 'PENDING', 'the end of the request');
   await bridge.start();
@@ -192,6 +197,29 @@ test('a bridge down through the reveal window marks the request expired on resta
   }, 'the request closed in the bridge');
   const sub = await bridge.api<{ stage: string; note: string }>(`/svc/opoi/submissions/${id}`);
   assert.equal(sub.body.note, `not revealed before the request was ${resolved.status}`);
+});
+
+test('a COMMIT the chain passed by before a block took it is abandoned, and the coin it spent is spendable again', async () => {
+  const id = await committedRequest('stranded', 'Stranded?', 'never mined');
+  const commitTxid = (await bridge.api<{ commit_txid: string }>(`/svc/opoi/submissions/${id}`)).body.commit_txid;
+  const commit = await chain.node.call<{ vin: { txid: string; vout: number }[] }>('getrawtransaction', commitTxid, true);
+  const coins = commit.vin.map((i) => `${i.txid}:${i.vout}`);
+  const unspent = async () =>
+    (await chain.node.call<{ txid: string; vout: number }[]>('listunspent', 0, 9_999_999, [opoiAddress])).map((c) => `${c.txid}:${c.vout}`);
+  const before = await unspent();
+  assert.ok(!coins.some((c) => before.includes(c)), 'the COMMIT in the mempool spends its coins');
+  // Blocks without the COMMIT until the request expires: the node drops the COMMIT from its
+  // mempool ('opoi'), and the wallet would count the coin spent by it for ever.
+  const payTo = externalAddress();
+  for (let i = 0; i < REGTEST.opoi.requestExpiry; i++) await chain.node.call('generateblock', payTo, []);
+  assert.equal((await chain.node.call<ChainRequest>('getopoirequest', id)).status, 'EXPIRED');
+  assert.ok(!(await chain.node.call<string[]>('getrawmempool')).includes(commitTxid), 'the COMMIT left the mempool');
+  await eventually(async () => {
+    const u = await unspent();
+    return coins.every((c) => u.includes(c)) ? true : undefined;
+  }, 'the COMMIT abandoned and its coins spendable again');
+  assert.match(bridge.output, /transaction can no longer confirm/);
+  await waitStage(id, 'expired');
 });
 
 test('HTTP API statuses: 401, 400, 413, 404, and /openapi.json, /metrics', async () => {

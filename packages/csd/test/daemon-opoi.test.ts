@@ -344,3 +344,48 @@ test('OPoI lifecycle on real nodes: stake, request, competing commits, reveal, r
     await Promise.all([a, b, c].map((d) => d.kill().catch(() => undefined)));
   }
 });
+
+test('a COMMIT the chain passed by holds its coin until abandoned, and the error says which transaction holds it', async () => {
+  const a = new Daemon({ args: ARGS });
+  try {
+    await a.start();
+    const payTo = await a.call<string>('getnewaddress');
+    await a.call('generatetoaddress', 110, payTo);
+    const staker = await a.call<string>('getnewaddress');
+    await a.call('sendtoaddress', staker, 5);
+    await a.call('generatetoaddress', 1, payTo);
+    const [coin] = await a.call<Json[]>('listunspent', 1, 9999999, [staker]);
+    await a.call('stakeopoi', staker, coin.txid, coin.vout);
+    await a.call('generatetoaddress', 1, payTo);
+    const ask = async () => {
+      const id = randomUUID();
+      await a.call('submitopoirequest', id, 'tiny', sha256(id), 10, 0.005, payTo);
+      await a.call('generatetoaddress', 1, payTo);
+      return id;
+    };
+
+    // Blocks without the COMMIT until its request expires: the mempool drops it, the wallet keeps it.
+    const first = await ask();
+    const commit = await a.call<Json>('submitopoiresponsecommit', first, sha256('x'), staker, null, 1);
+    for (let i = 0; i < REQUEST_EXPIRY; i++) await a.call('generateblock', payTo, []);
+    assert.equal((await a.call<Json>('getopoirequest', first)).status, 'EXPIRED');
+    assert.ok(!(await a.call<string[]>('getrawmempool')).includes(commit.txid as string));
+    assert.equal((await a.call<Json>('gettransaction', commit.txid)).confirmations, 0);
+
+    const second = await ask();
+    const held = await rpcError(a.call('submitopoiresponsecommit', second, sha256('y'), staker, null, 1), -6);
+    assert.match(held.message, new RegExp(`no longer in the mempool \\(${commit.txid}\\); abandontransaction`));
+    const { hex } = await a.call<{ hex: string }>('gettransaction', commit.txid);
+    await rpcError(a.call('sendrawtransaction', hex), -26, /bad-opoi-request-closed/);
+    await a.call('abandontransaction', commit.txid);
+    const again = await a.call<Json>('submitopoiresponsecommit', second, sha256('y'), staker, null, 1);
+    await a.call('generatetoaddress', 1, payTo);
+    const commits = (await a.call<Json>('getopoirequest', second)).commits as Json[];
+    assert.deepEqual(
+      commits.map((c) => c.commit_txid),
+      [again.txid],
+    );
+  } finally {
+    await a.cleanup();
+  }
+});

@@ -18,7 +18,7 @@ import {
   parseOpoiSubmitError,
   parseOpoiSubmitResult,
 } from '@cs/stratum';
-import { RpcError, type RpcClient, type RpcResult } from '@cs/client';
+import { RpcError, type RpcClient, type RpcResult, followSent, walletConfirmations } from '@cs/client';
 import { amountFromValue } from '@cs/csd/src/rpc/amount.ts';
 import type { Logger } from 'pino';
 import type { BridgeConfig } from '../config/env.ts';
@@ -27,6 +27,12 @@ import { type BridgeStore, type RequestRecord, type Stage, StaleRecordError, typ
 import { crashPoint } from './crash-point.ts';
 import { Payments } from './payments.ts';
 import { readStake, renewDue } from '../node/node-check.ts';
+
+/**
+ * The bridge follows each transaction it sent until this many confirmations: one a reorg takes
+ * back may yet become unable to confirm (a REVEAL past its window), and its coins must come back.
+ */
+const FOLLOW_DEPTH = 6;
 
 /** A request as getopoirequest answers it (docs/rpc.md, "The request object"). */
 export type ChainRequest = RpcResult<'getopoirequest'>;
@@ -242,6 +248,7 @@ export class OpoiEngine implements OpoiHandler {
       this.stake = 'node-error';
       throw e;
     }
+    await this.followSent();
     await this.checkStake();
     await this.followRequests();
     for (const r of this.store.active()) {
@@ -269,7 +276,7 @@ export class OpoiEngine implements OpoiHandler {
     }
     if (state.kind === 'none') {
       const pending = this.store.meta('stake_txid');
-      if (pending && (await this.inWallet(pending))) {
+      if (pending && (await this.alive(pending))) {
         this.stake = 'pending';
         return;
       }
@@ -295,7 +302,7 @@ export class OpoiEngine implements OpoiHandler {
         this.stake = 'no-stake';
         return;
       }
-      await this.store.apply({ meta: { stake_txid: r.txid } });
+      await this.store.apply({ meta: { stake_txid: r.txid }, sent: { [r.txid]: 'STAKE' } });
       this.log.info({ txid: r.txid, collateral: `${txid}:${vout}` }, 'stake sent');
       this.stake = 'pending';
       return;
@@ -310,7 +317,7 @@ export class OpoiEngine implements OpoiHandler {
       if (!pending || !(await this.inMempool(pending))) {
         try {
           const r = await this.rpc.call('renewopoistake', [address]);
-          await this.store.apply({ meta: { renew_txid: r.txid } });
+          await this.store.apply({ meta: { renew_txid: r.txid }, sent: { [r.txid]: 'RENEW' } });
           this.log.info({ txid: r.txid }, 'stake renewal sent');
         } catch (e) {
           // A commit or reveal of ours in the mempool blocks a stake action until it confirms.
@@ -321,13 +328,24 @@ export class OpoiEngine implements OpoiHandler {
     this.stake = stake.status === 'ACTIVE' ? 'active' : 'inactive';
   }
 
-  private async inWallet(txid: string): Promise<boolean> {
-    try {
-      const tx = await this.rpc.call('gettransaction', [txid]);
-      return tx.confirmations >= 0;
-    } catch (e) {
-      if (e instanceof RpcError && e.code === -5) return false;
-      throw e;
+  /** Confirmed, or unconfirmed and in the mempool: not conflicted, abandoned or unknown. */
+  private async alive(txid: string): Promise<boolean> {
+    const confirmations = await walletConfirmations(this.rpc, txid);
+    return confirmations !== null && (confirmations > 0 || (confirmations === 0 && (await this.inMempool(txid))));
+  }
+
+  /**
+   * The bridge's transactions until they are buried. One the node dropped from its mempool for
+   * good (an OPoI action whose window passed before a block took it) is abandoned: the wallet
+   * would otherwise count its inputs spent for ever, and the OPoI address, whose actions each
+   * spend the change of the one before, would have no coin left to act with.
+   */
+  private async followSent(): Promise<void> {
+    for (const [txid, what] of this.store.sent()) {
+      const fate = await followSent(this.rpc, txid, FOLLOW_DEPTH);
+      if (fate === 'pending') continue;
+      if (fate === 'released') this.log.warn({ txid, what }, 'transaction can no longer confirm: abandoned, its coins are spendable again');
+      await this.store.apply({ sent: { [txid]: null } });
     }
   }
 
@@ -348,9 +366,10 @@ export class OpoiEngine implements OpoiHandler {
     if (fresh.length > 0) await this.store.apply({ newRequests: fresh.map((c) => this.fromChain(c)) });
   }
 
-  private async set(r: RequestRecord, change: Partial<RequestRecord>): Promise<RequestRecord> {
+  /** Records a change of `r`, and the transaction it sent (`sent`: txid and what), in one store transaction. */
+  private async set(r: RequestRecord, change: Partial<RequestRecord>, sent?: [string, string]): Promise<RequestRecord> {
     const next = { ...r, ...change };
-    await this.store.apply({ requests: [next] });
+    await this.store.apply({ requests: [next], sent: sent ? { [sent[0]]: sent[1] } : undefined });
     return next;
   }
 
@@ -398,7 +417,10 @@ export class OpoiEngine implements OpoiHandler {
             s.nonce,
           ]);
           crashPoint('after-commit-sent');
-          r = await this.set(r, { stage: 'committed', submission: { ...s, commitTxid: c.txid, commitment: c.commitment } });
+          r = await this.set(r, { stage: 'committed', submission: { ...s, commitTxid: c.txid, commitment: c.commitment } }, [
+            c.txid,
+            `COMMIT ${r.requestId}`,
+          ]);
           this.log.info({ request_id: r.requestId, txid: c.txid }, 'COMMIT sent');
         } catch (e) {
           // Our earlier COMMIT may be in the mempool (a crash before recording it): wait for its block.
@@ -428,7 +450,7 @@ export class OpoiEngine implements OpoiHandler {
             sub.nonce,
           ]);
           crashPoint('after-reveal-sent');
-          r = await this.set(r, { stage: 'revealed', submission: { ...sub, revealTxid: v.txid } });
+          r = await this.set(r, { stage: 'revealed', submission: { ...sub, revealTxid: v.txid } }, [v.txid, `REVEAL ${r.requestId}`]);
           this.log.info({ request_id: r.requestId, txid: v.txid }, 'REVEAL sent');
         } catch (e) {
           if (e instanceof RpcError && /opoi-mempool-conflict|reveal-duplicate|reveal-early/.test(e.message)) return;
@@ -455,7 +477,7 @@ export class OpoiEngine implements OpoiHandler {
     if (r.stage === 'published') {
       const claim = await this.rpc.call('claimopoipayout', [r.requestId]);
       crashPoint('after-claim-sent');
-      r = await this.set(r, { stage: 'claimed', submission: { ...r.submission!, claimTxid: claim.txid } });
+      r = await this.set(r, { stage: 'claimed', submission: { ...r.submission!, claimTxid: claim.txid } }, [claim.txid, `payout ${r.requestId}`]);
       this.log.info({ request_id: r.requestId, txid: claim.txid }, 'payout claimed');
     }
     if (r.stage === 'claimed' && chain.payout_status === 'confirmed') {

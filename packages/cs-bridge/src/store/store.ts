@@ -102,6 +102,8 @@ export interface Change {
   /** Added to the wallet's balance (negative pending moves to paid with a positive `paid`). */
   readonly balances?: readonly { wallet: string; pending: bigint; paid: bigint }[];
   readonly payments?: readonly PaymentRecord[];
+  /** txid → what the bridge sent (followed until buried, engine.ts), or null to stop following it. */
+  readonly sent?: Record<string, string | null>;
   readonly meta?: Record<string, string | null>;
 }
 
@@ -110,6 +112,7 @@ export class BridgeStore {
   private readonly requestTable: Database<RequestRecord, string>;
   private readonly balanceTable: Database<{ pending: string; paid: string }, string>;
   private readonly paymentTable: Database<PaymentRecord, number>;
+  private readonly sentTable: Database<string, string>;
   private readonly metaTable: Database<string, string>;
 
   constructor(dir: string) {
@@ -118,6 +121,7 @@ export class BridgeStore {
     this.requestTable = this.root.openDB({ name: 'requests', encoding: 'json' });
     this.balanceTable = this.root.openDB({ name: 'balances', encoding: 'json' });
     this.paymentTable = this.root.openDB({ name: 'payments', encoding: 'json' });
+    this.sentTable = this.root.openDB({ name: 'sent', encoding: 'string' });
     this.metaTable = this.root.openDB({ name: 'meta', encoding: 'string' });
   }
 
@@ -146,6 +150,11 @@ export class BridgeStore {
     return [...this.paymentTable.getRange()].map((e) => e.value);
   }
 
+  /** The bridge's own transactions not yet buried: txid and what it is. */
+  sent(): [string, string][] {
+    return [...this.sentTable.getRange()].map((e) => [e.key, e.value]);
+  }
+
   meta(key: string): string | undefined {
     return this.metaTable.get(key);
   }
@@ -171,6 +180,10 @@ export class BridgeStore {
         this.balanceTable.put(d.wallet, { pending: (b.pending + d.pending).toString(), paid: (b.paid + d.paid).toString() });
       }
       for (const p of change.payments ?? []) this.paymentTable.put(p.id, p);
+      for (const [txid, what] of Object.entries(change.sent ?? {})) {
+        if (what === null) this.sentTable.remove(txid);
+        else this.sentTable.put(txid, what);
+      }
       for (const [k, v] of Object.entries(change.meta ?? {})) {
         if (v === null) this.metaTable.remove(k);
         else this.metaTable.put(k, v);

@@ -52,6 +52,26 @@ function coinsOf(wallet: Wallet, script: Uint8Array): FundingCoin[] {
 }
 
 /**
+ * Unconfirmed wallet transactions that left the mempool (an OPoI action whose window the chain
+ * passed, for one) and spend a coin paying `script`: as in Core, they hold the coin until abandoned.
+ */
+function strandedSpenders(wallet: Wallet, script: Uint8Array): string[] {
+  const { view } = wallet;
+  const hex = toHex(script);
+  const out: string[] = [];
+  for (const wtx of view.ledger.all()) {
+    if (view.depth(wtx) !== 0 || view.inMempool(wtx) || view.isAbandoned(wtx)) continue;
+    const spendsOurs = wtx.tx.inputs.some((input) => {
+      const parent = view.ledger.get(hashToHex(input.prevout.txid));
+      const spent = parent?.tx.outputs[input.prevout.vout];
+      return spent !== undefined && toHex(spent.scriptPubKey) === hex;
+    });
+    if (spendsOurs) out.push(wtx.txid);
+  }
+  return out;
+}
+
+/**
  * Sends an action of `actor`: `first` (or the actor's largest coin) is spent first, so the actor's
  * signature is in the transaction; other coins of the actor's address pay the rest.
  */
@@ -62,9 +82,12 @@ function act(wallet: Wallet, actor: Actor, recipients: FundingRecipient[], first
   const script = actorScript(actor);
   const preset = first ?? coinsOf(wallet, script)[0];
   if (!preset) {
+    const stranded = strandedSpenders(wallet, script);
     throw new WalletError(
       'insufficient-funds',
-      `Insufficient funds: the address has no spendable coin to sign and pay for this OPoI transaction with (collateral is locked); send it some coins`,
+      stranded.length > 0
+        ? `Insufficient funds: the address's coins are spent by unconfirmed transactions no longer in the mempool (${stranded.join(', ')}); abandontransaction those that can never confirm to spend their coins again`
+        : `Insufficient funds: the address has no spendable coin to sign and pay for this OPoI transaction with (collateral is locked); send it some coins`,
     );
   }
   return sendAction(wallet, recipients, [preset], {
