@@ -121,6 +121,7 @@ async function benchMiningWithInference(): Promise<{
   const backend = await LlamaBackend.open(modelPath, { threads: llamaThreads, contextSize: 512, gpu: 'false' });
   const solver = new SolverPool(
     threads,
+    100,
     () => {},
     (message) => {
       throw new Error(`a solver thread failed: ${message}`);

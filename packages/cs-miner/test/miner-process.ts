@@ -32,6 +32,10 @@ export class MinerProcess {
     this.proc.stderr!.on('data', (d: Buffer) => (this.stderr += d.toString()));
   }
 
+  get pid(): number {
+    return this.proc.pid!;
+  }
+
   /** The last status line's fields. */
   status(): LogLine | undefined {
     return this.lines.filter((l) => l.msg === 'status').at(-1);

@@ -3,6 +3,7 @@
 // change what the miner submits, which only a miner that honours them can do. Real cs-pool and
 // csd, with TLS, failover and restarts, are in pool.test.ts.
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { afterEach, test } from 'node:test';
 import { MinerProcess, runMiner } from './miner-process.ts';
 import { SHARE_TARGET, TestStratumServer, until } from './test-stratum-server.ts';
@@ -32,6 +33,30 @@ test('a notify without ALGO_TYPE/PERSONALIZATION is mined with -algo', async () 
   assert.equal(s.invalidShares, 0, 'every share valid for (48,5)');
   const status = await m.waitForStatus('accepted', 3);
   assert.equal(status.algo, '48_5');
+});
+
+/** CPU seconds the process `pid` has used, user and system (/proc/<pid>/stat). */
+function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  // utime and stime, fields 14 and 15 of stat(5), in clock ticks (100 a second on Linux).
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+test('-cpulimit=10: the solver thread sleeps most of the time and shares still arrive', async () => {
+  const s = await server();
+  const m = miner([s.port], ['-cpulimit=10']);
+  const started = await m.waitFor((l) => l.msg === 'cs-miner started', 'the start');
+  assert.equal(started.cpulimit, 10);
+  await until(() => s.validShares >= 1, 'a share');
+  const cpu0 = cpuSeconds(m.pid);
+  const t0 = performance.now();
+  await new Promise((r) => setTimeout(r, 3000));
+  const share = (cpuSeconds(m.pid) - cpu0) / ((performance.now() - t0) / 1000);
+  // Unlimited, the one solver thread keeps a core busy (about 1.0); limited, about a tenth of it.
+  assert.ok(share < 0.5, `the miner used ${share.toFixed(2)} of a core`);
+  const before = s.validShares;
+  await until(() => s.validShares > before, 'more shares');
+  assert.equal(s.invalidShares, 0);
 });
 
 test('set_target: after an easier target, shares the old target would have refused arrive', async () => {

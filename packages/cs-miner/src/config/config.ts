@@ -27,6 +27,8 @@ export interface MinerConfig {
   readonly pools: readonly PoolUrl[];
   readonly user: string;
   readonly threads: number;
+  /** Percent of each solver thread's time spent solving (-cpulimit). */
+  readonly cpuLimit: number;
   readonly llamaThreads: number;
   readonly defaultAlgorithm: EquihashParams;
   readonly tlsCa: string | null;
@@ -66,6 +68,7 @@ export function buildConfig(values: MinerValues): MinerConfig {
     pools,
     user: values.user,
     threads: values.threads === 0 ? cores : values.threads,
+    cpuLimit: values.cpulimit,
     llamaThreads: values['llama-threads'] === 0 ? Math.max(1, Math.floor(cores / 2)) : values['llama-threads'],
     defaultAlgorithm: algorithmByName(values.algo),
     tlsCa,

@@ -28,6 +28,14 @@ export const MINER_OPTIONS = {
   }),
   statusinterval: integer({ category: 'general', arg: '<seconds>', description: 'Seconds between status lines (0: none).', default: 5, min: 0 }),
   threads: integer({ category: 'general', arg: '<n>', description: 'Solver threads (0: one per core).', default: 0, min: 0, max: 1024 }),
+  cpulimit: integer({
+    category: 'general',
+    arg: '<percent>',
+    description: "Share of each solver thread's time spent solving; the rest it sleeps, leaving the core to inference and other programs.",
+    default: 100,
+    min: 1,
+    max: 100,
+  }),
   algo: choice({
     category: 'general',
     arg: '<n_k>',

@@ -53,6 +53,7 @@ export class Miner {
         : null;
     this.solver = new SolverPool(
       config.threads,
+      config.cpuLimit,
       (s) => this.onShare(s),
       (message) => l('error', 'a solver thread failed', { reason: message }),
     );
@@ -90,6 +91,7 @@ export class Miner {
     const v = this.config.values;
     this.log.log('info', 'cs-miner started', {
       threads: this.config.threads,
+      cpulimit: this.config.cpuLimit,
       pools: this.config.pools.map((p) => p.text),
       models: this.config.models.map((m) => `${m.name}=${m.backend.kind}`),
     });

@@ -13,13 +13,14 @@ export class SolverPool {
 
   constructor(
     readonly threads: number,
+    cpuLimit: number,
     private readonly onShare: (share: FoundShare) => void,
     private readonly onCrash: (message: string) => void,
   ) {
     const counters = new SharedArrayBuffer(threads * 8);
     this.counts = new BigUint64Array(counters);
     for (let index = 0; index < threads; index++) {
-      const worker = new Worker(new URL('./solver-worker.js', import.meta.url), { workerData: { counters, index } });
+      const worker = new Worker(new URL('./solver-worker.js', import.meta.url), { workerData: { counters, index, cpuLimit } });
       worker.on('message', (m: FoundShare) => this.onShare(m));
       worker.on('error', (e) => {
         this.failure ??= e.message;

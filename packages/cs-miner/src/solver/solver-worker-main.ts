@@ -2,7 +2,8 @@
  * One solver thread: solves nonce after nonce for the latest job and posts every solution whose
  * hash meets the share target. Work runs in slices of about SLICE_MS between which the thread
  * takes its messages, so a new job is picked up within a slice (or, for ZelHash, after the solve
- * under way: a (125,4) solve takes minutes and cannot be interrupted).
+ * under way: a (125,4) solve takes minutes and cannot be interrupted). Under -cpulimit the thread
+ * sleeps after each slice for as long as keeps its solving to that share of the time.
  */
 import { getRandomValues } from 'node:crypto';
 import { parentPort, workerData } from 'node:worker_threads';
@@ -12,7 +13,7 @@ import type { FoundShare, SolverJob, ToSolver } from './messages.ts';
 
 const SLICE_MS = 50;
 
-const { counters, index } = workerData as { counters: SharedArrayBuffer; index: number };
+const { counters, index, cpuLimit } = workerData as { counters: SharedArrayBuffer; index: number; cpuLimit: number };
 const counts = new BigUint64Array(counters);
 
 let job: SolverJob | null = null;
@@ -31,9 +32,15 @@ parentPort!.on('message', (m: ToSolver) => {
   if (!scheduled) schedule();
 });
 
-function schedule(): void {
+function schedule(pauseMs = 0): void {
   scheduled = true;
-  setImmediate(slice);
+  if (pauseMs > 0) setTimeout(slice, pauseMs);
+  else setImmediate(slice);
+}
+
+/** The sleep after a slice of `ms` that keeps solving to `percent` of the thread's time. */
+function pauseAfter(ms: number, percent: number): number {
+  return (ms * (100 - percent)) / percent;
 }
 
 function slice(): void {
@@ -58,7 +65,8 @@ function slice(): void {
       return false;
     },
   });
-  msPerNonce = Math.max(0.01, (performance.now() - started) / nonces);
+  const elapsed = performance.now() - started;
+  msPerNonce = Math.max(0.01, elapsed / nonces);
   Atomics.add(counts, index, solutions);
-  schedule();
+  schedule(pauseAfter(elapsed, cpuLimit));
 }

@@ -136,8 +136,11 @@ function miner(i: number): Program {
     args: (net) => [
       `-pool=stratum+tcp://127.0.0.1:${net.port('bridgeStratum')}`,
       `-user=${net.state.minerAddresses[i - 1]}.miner${i}`,
-      // One solver thread each: regtest blocks need no more, and inference needs the rest.
+      // One solver thread each, solving a tenth of the time: at regtest's fixed easiest target two
+      // full threads find several blocks a second, which passes an OPoI request's windows of a
+      // few blocks before the bridge's transactions reach a block; inference needs the CPU too.
       '-threads=1',
+      '-cpulimit=10',
       '-algo=48_5',
       `-model-path=${net.modelPath}`,
       '-llama-threads=1',
