@@ -42,17 +42,17 @@ function cpuSeconds(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
-test('-cpulimit=10: the solver thread sleeps most of the time and shares still arrive', async () => {
+test('-cpulimit=2.5: the solver thread sleeps most of the time and shares still arrive', async () => {
   const s = await server();
-  const m = miner([s.port], ['-cpulimit=10']);
+  const m = miner([s.port], ['-cpulimit=2.5']);
   const started = await m.waitFor((l) => l.msg === 'cs-miner started', 'the start');
-  assert.equal(started.cpulimit, 10);
+  assert.equal(started.cpulimit, 2.5);
   await until(() => s.validShares >= 1, 'a share');
   const cpu0 = cpuSeconds(m.pid);
   const t0 = performance.now();
   await new Promise((r) => setTimeout(r, 3000));
   const share = (cpuSeconds(m.pid) - cpu0) / ((performance.now() - t0) / 1000);
-  // Unlimited, the one solver thread keeps a core busy (about 1.0); limited, about a tenth of it.
+  // Unlimited, the one solver thread keeps a core busy (about 1.0); limited, a few hundredths of it.
   assert.ok(share < 0.5, `the miner used ${share.toFixed(2)} of a core`);
   const before = s.validShares;
   await until(() => s.validShares > before, 'more shares');
@@ -97,6 +97,8 @@ test('configuration errors: one line on stderr, exit status 1, nothing started',
     [['-pool=127.0.0.1:1', '-user=a.b', '-model=x=gpt:http://h'], /Invalid value for -model/],
     [['-pool=127.0.0.1:1', '-user=a.b', '-model=x=ollama:http://h', '-model=x=openai:http://h'], /configured twice/],
     [['-pool=127.0.0.1:1', '-user=a.b', '-model-path=/nonexistent/tiny.gguf'], /cannot load \/nonexistent\/tiny.gguf/],
+    [['-pool=127.0.0.1:1', '-user=a.b', '-cpulimit=0'], /Invalid value for -cpulimit.*above 0 and up to 100/],
+    [['-pool=127.0.0.1:1', '-user=a.b', '-cpulimit=100.5'], /Invalid value for -cpulimit/],
   ] as const) {
     const r = await runMiner(args);
     assert.equal(r.code, 1, `${args.join(' ')}: exit status`);

@@ -68,7 +68,7 @@ export function buildConfig(values: MinerValues): MinerConfig {
     pools,
     user: values.user,
     threads: values.threads === 0 ? cores : values.threads,
-    cpuLimit: values.cpulimit,
+    cpuLimit: Number(values.cpulimit),
     llamaThreads: values['llama-threads'] === 0 ? Math.max(1, Math.floor(cores / 2)) : values['llama-threads'],
     defaultAlgorithm: algorithmByName(values.algo),
     tlsCa,

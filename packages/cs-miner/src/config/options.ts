@@ -10,6 +10,11 @@ function checkPool(value: string): string | null {
   return /^(?:[a-z+]+:\/\/)?[^\s]+:\d{1,5}\/?$/.test(value) ? null : 'stratum+tcp://host:port or stratum+ssl://host:port';
 }
 
+function checkPercent(value: string): string | null {
+  const n = /^\d+(\.\d+)?$/.test(value) ? Number(value) : NaN;
+  return n > 0 && n <= 100 ? null : 'a percentage above 0 and up to 100';
+}
+
 function checkModel(value: string): string | null {
   return /^[^=\s]+=(llama|ollama|openai):\S+$/.test(value)
     ? null
@@ -28,13 +33,13 @@ export const MINER_OPTIONS = {
   }),
   statusinterval: integer({ category: 'general', arg: '<seconds>', description: 'Seconds between status lines (0: none).', default: 5, min: 0 }),
   threads: integer({ category: 'general', arg: '<n>', description: 'Solver threads (0: one per core).', default: 0, min: 0, max: 1024 }),
-  cpulimit: integer({
+  cpulimit: text({
     category: 'general',
     arg: '<percent>',
-    description: "Share of each solver thread's time spent solving; the rest it sleeps, leaving the core to inference and other programs.",
-    default: 100,
-    min: 1,
-    max: 100,
+    description:
+      "Share of each solver thread's time spent solving, above 0 and up to 100 (decimals allowed); the rest it sleeps, leaving the core to inference and other programs.",
+    default: '100',
+    check: checkPercent,
   }),
   algo: choice({
     category: 'general',

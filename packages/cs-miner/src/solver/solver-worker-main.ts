@@ -12,6 +12,11 @@ import { shareHash } from '@cs/stratum';
 import type { FoundShare, SolverJob, ToSolver } from './messages.ts';
 
 const SLICE_MS = 50;
+/**
+ * The longest sleep between slices under -cpulimit: a low limit shortens the slices instead, so
+ * that a new job still starts within about this long.
+ */
+const MAX_PAUSE_MS = 200;
 
 const { counters, index, cpuLimit } = workerData as { counters: SharedArrayBuffer; index: number; cpuLimit: number };
 const counts = new BigUint64Array(counters);
@@ -50,7 +55,8 @@ function slice(): void {
   // A random NONCE_2 per slice: threads (and restarts) never search the same nonces, without any
   // coordination; mineHeader counts upwards from it within the slice.
   getRandomValues(header.subarray(HEADER_INPUT_BYTES + current.nonce1Length));
-  const nonces = Math.max(1, Math.floor(SLICE_MS / msPerNonce));
+  const sliceMs = Math.min(SLICE_MS, (MAX_PAUSE_MS * cpuLimit) / (100 - cpuLimit));
+  const nonces = Math.max(1, Math.floor(sliceMs / msPerNonce));
   const started = performance.now();
   let solutions = 0n;
   mineHeader(current.params, header, {

@@ -136,11 +136,13 @@ function miner(i: number): Program {
     args: (net) => [
       `-pool=stratum+tcp://127.0.0.1:${net.port('bridgeStratum')}`,
       `-user=${net.state.minerAddresses[i - 1]}.miner${i}`,
-      // One solver thread each, solving a tenth of the time: at regtest's fixed easiest target two
-      // full threads find several blocks a second, which passes an OPoI request's windows of a
-      // few blocks before the bridge's transactions reach a block; inference needs the CPU too.
+      // One solver thread each, solving 1% of the time: at regtest's fixed easiest target about one
+      // (48,5) solution in 17 is a block, and full threads find blocks as fast as the pool and the
+      // nodes take them (several a second), which passes an OPoI request's 4-block windows before
+      // the bridge's transactions reach a block. At 1% (measured) a block comes about every
+      // second, and inference gets the CPU.
       '-threads=1',
-      '-cpulimit=10',
+      '-cpulimit=1',
       '-algo=48_5',
       `-model-path=${net.modelPath}`,
       '-llama-threads=1',
