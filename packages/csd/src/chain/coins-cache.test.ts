@@ -81,6 +81,8 @@ test('changes handed to the writer thread are read through until written; a fail
       [id(1), ''],
       [id(3), coinToLatin1('F', coin(300n))],
       ['x'.repeat(100), coinToLatin1('D', { ...coin(1n), scriptPubKey: new Uint8Array(5000) })],
+      // Every byte value, as keys and values hold them (one latin1 character each).
+      [latin1(Uint8Array.from({ length: 256 }, (_, i) => 255 - i)), `D${latin1(Uint8Array.from({ length: 256 }, (_, i) => i))}`],
     ]);
     assert.deepEqual(unpackChanges(packChanges(sample)), sample, 'packing for the writer thread round-trips');
 

@@ -140,33 +140,42 @@ export function writeChanges(table: Table, changes: ReadonlyMap<string, string>)
 }
 
 /**
- * Cached changes as one string and their lengths, which cross to a worker thread in two copies
- * instead of a structured clone of a million map entries.
+ * Cached changes as the bytes of their keys and values in a row, and their lengths: two buffers
+ * that are moved to a worker thread, not copied. A structured clone of a million map entries, or
+ * of one joined string, would cost the connecting thread seconds (measured).
  */
 export interface PackedChanges {
-  readonly text: string;
+  readonly bytes: Uint8Array;
   /** Key length, value length, for each change in order. */
   readonly lengths: Uint32Array;
 }
 
 export function packChanges(changes: ReadonlyMap<string, string>): PackedChanges {
-  const parts: string[] = [];
   const lengths = new Uint32Array(changes.size * 2);
+  let total = 0;
   let i = 0;
   for (const [k, v] of changes) {
-    parts.push(k, v);
     lengths[i++] = k.length;
     lengths[i++] = v.length;
+    total += k.length + v.length;
   }
-  return { text: parts.join(''), lengths };
+  // Not from Buffer's shared pool: the whole ArrayBuffer is handed over.
+  const bytes = Buffer.allocUnsafeSlow(total);
+  let at = 0;
+  for (const [k, v] of changes) {
+    at += bytes.write(k, at, 'latin1');
+    at += bytes.write(v, at, 'latin1');
+  }
+  return { bytes, lengths };
 }
 
-export function unpackChanges({ text, lengths }: PackedChanges): Map<string, string> {
+export function unpackChanges({ bytes, lengths }: PackedChanges): Map<string, string> {
+  const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const changes = new Map<string, string>();
   let at = 0;
   for (let i = 0; i < lengths.length; i += 2) {
-    const k = text.slice(at, (at += lengths[i]));
-    changes.set(k, text.slice(at, (at += lengths[i + 1])));
+    const k = buf.toString('latin1', at, (at += lengths[i]));
+    changes.set(k, buf.toString('latin1', at, (at += lengths[i + 1])));
   }
   return changes;
 }

@@ -50,7 +50,7 @@ export class CoinsWriter {
     this.inFlight = { coins: changes.size, height, started: performance.now() };
     port.ref();
     const request: WriterRequest = { kind: 'write', changes: packed, meta };
-    port.postMessage(request, [packed.lengths.buffer as ArrayBuffer]);
+    port.postMessage(request, [packed.bytes.buffer as ArrayBuffer, packed.lengths.buffer as ArrayBuffer]);
   }
 
   /** Waits for the batch in flight, if any, and reports its outcome. */
