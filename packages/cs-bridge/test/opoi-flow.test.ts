@@ -223,6 +223,30 @@ test('a COMMIT the chain passed by before a block took it is abandoned, and the 
   await waitStage(id, 'expired');
 });
 
+test('a REVEAL a reorg made invalid is abandoned, and sent again once the COMMIT is back on the chain', async () => {
+  const id = await committedRequest('reorged', 'Reorged?', 'again');
+  await chain.mine(1);
+  const commitBlock = await chain.node.call<string>('getbestblockhash');
+  await mineUntilChain(chain, id, (r) => r.commit_window_closed, 'the end of the commit window');
+  await waitStage(id, 'revealed');
+  const submission = async () => (await bridge.api<{ stage: Stage; reveal_txid: string | null }>(`/svc/opoi/submissions/${id}`)).body;
+  const reveal = (await submission()).reveal_txid!;
+  // Without the COMMIT's block the REVEAL is invalid and leaves the mempool: the bridge abandons
+  // it and goes back to 'committed' (the COMMIT waits in the mempool again).
+  await chain.node.call('invalidateblock', commitBlock);
+  await eventually(async () => ((await submission()).stage === 'committed' ? true : undefined), "the bridge's record back at 'committed'");
+  assert.ok(bridge.output.includes(reveal), 'the abandoned REVEAL is logged');
+  await chain.node.call('reconsiderblock', commitBlock);
+  await waitStage(id, 'revealed');
+  await chain.mine(1);
+  await waitStage(id, 'published');
+  const resolved = await mineUntilChain(chain, id, (r) => r.status !== 'PENDING', 'FULFILLED');
+  assert.deepEqual([resolved.status, resolved.winner], ['FULFILLED', opoiAddress]);
+  await waitStage(id, 'claimed');
+  await chain.mine(1);
+  await waitStage(id, 'paid');
+});
+
 test('HTTP API statuses: 401, 400, 413, 404, and /openapi.json, /metrics', async () => {
   const id = randomUUID();
   assert.equal((await bridge.postPrompt(id, 'x', 'wrong-key-wrong-key')).status, 401);

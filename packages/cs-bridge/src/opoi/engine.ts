@@ -34,6 +34,17 @@ import { readStake, renewDue } from '../node/node-check.ts';
  */
 const FOLLOW_DEPTH = 6;
 
+/**
+ * A request's step whose transaction was abandoned (followSent) goes back a stage, so that the
+ * next tick takes it again while the chain still allows it: the stage the record is at, the one it
+ * goes back to, and where its txid is.
+ */
+const RETAKE: Readonly<Record<string, { at: Stage; back: Stage; txid: 'commitTxid' | 'revealTxid' | 'claimTxid' }>> = {
+  COMMIT: { at: 'committed', back: 'received', txid: 'commitTxid' },
+  REVEAL: { at: 'revealed', back: 'committed', txid: 'revealTxid' },
+  payout: { at: 'claimed', back: 'published', txid: 'claimTxid' },
+};
+
 /** A request as getopoirequest answers it (docs/rpc.md, "The request object"). */
 export type ChainRequest = RpcResult<'getopoirequest'>;
 
@@ -344,8 +355,17 @@ export class OpoiEngine implements OpoiHandler {
     for (const [txid, what] of this.store.sent()) {
       const fate = await followSent(this.rpc, txid, FOLLOW_DEPTH);
       if (fate === 'pending') continue;
-      if (fate === 'released') this.log.warn({ txid, what }, 'transaction can no longer confirm: abandoned, its coins are spendable again');
-      await this.store.apply({ sent: { [txid]: null } });
+      let retaken: RequestRecord[] = [];
+      if (fate === 'released') {
+        this.log.warn({ txid, what }, 'transaction can no longer confirm: abandoned, its coins are spendable again');
+        const [kind, requestId] = what.split(' ');
+        const step = RETAKE[kind];
+        const r = requestId === undefined ? undefined : this.store.request(requestId);
+        if (step && r?.stage === step.at && r.submission?.[step.txid] === txid) {
+          retaken = [{ ...r, stage: step.back, submission: { ...r.submission, [step.txid]: undefined } }];
+        }
+      }
+      await this.store.apply({ sent: { [txid]: null }, requests: retaken });
     }
   }
 
