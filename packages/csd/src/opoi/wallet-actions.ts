@@ -58,17 +58,16 @@ function coinsOf(wallet: Wallet, script: Uint8Array): FundingCoin[] {
 function strandedSpenders(wallet: Wallet, script: Uint8Array): string[] {
   const { view } = wallet;
   const hex = toHex(script);
-  const out: string[] = [];
+  const out = new Set<string>();
   for (const wtx of view.ledger.all()) {
-    if (view.depth(wtx) !== 0 || view.inMempool(wtx) || view.isAbandoned(wtx)) continue;
-    const spendsOurs = wtx.tx.inputs.some((input) => {
-      const parent = view.ledger.get(hashToHex(input.prevout.txid));
-      const spent = parent?.tx.outputs[input.prevout.vout];
-      return spent !== undefined && toHex(spent.scriptPubKey) === hex;
+    wtx.tx.outputs.forEach((output, vout) => {
+      if (toHex(output.scriptPubKey) !== hex) return;
+      // The spender the wallet counts (not abandoned, conflicted or displaced in the mempool).
+      const spender = view.spentBy(wtx.txid, vout);
+      if (spender && view.depth(spender) === 0 && !view.inMempool(spender)) out.add(spender.txid);
     });
-    if (spendsOurs) out.push(wtx.txid);
   }
-  return out;
+  return [...out];
 }
 
 /**
