@@ -23,7 +23,7 @@ import { amountFromValue } from '@cs/csd/src/rpc/amount.ts';
 import type { Logger } from 'pino';
 import type { BridgeConfig } from '../config/env.ts';
 import type { MinerConnection, OpoiHandler } from '../relay/relay.ts';
-import { type BridgeStore, type RequestRecord, type Stage, StaleRecordError, type Submission } from '../store/store.ts';
+import { type BridgeStore, type RequestRecord, type SentTx, type Stage, StaleRecordError, type Submission } from '../store/store.ts';
 import { crashPoint } from './crash-point.ts';
 import { Payments } from './payments.ts';
 import { readStake, renewDue } from '../node/node-check.ts';
@@ -39,7 +39,7 @@ const FOLLOW_DEPTH = 6;
  * next tick takes it again while the chain still allows it: the stage the record is at, the one it
  * goes back to, and where its txid is.
  */
-const RETAKE: Readonly<Record<string, { at: Stage; back: Stage; txid: 'commitTxid' | 'revealTxid' | 'claimTxid' }>> = {
+const RETAKE: Readonly<Partial<Record<SentTx['kind'], { at: Stage; back: Stage; txid: 'commitTxid' | 'revealTxid' | 'claimTxid' }>>> = {
   COMMIT: { at: 'committed', back: 'received', txid: 'commitTxid' },
   REVEAL: { at: 'revealed', back: 'committed', txid: 'revealTxid' },
   payout: { at: 'claimed', back: 'published', txid: 'claimTxid' },
@@ -313,7 +313,7 @@ export class OpoiEngine implements OpoiHandler {
         this.stake = 'no-stake';
         return;
       }
-      await this.store.apply({ meta: { stake_txid: r.txid }, sent: { [r.txid]: 'STAKE' } });
+      await this.store.apply({ meta: { stake_txid: r.txid }, sent: { [r.txid]: { kind: 'STAKE' } } });
       this.log.info({ txid: r.txid, collateral: `${txid}:${vout}` }, 'stake sent');
       this.stake = 'pending';
       return;
@@ -328,7 +328,7 @@ export class OpoiEngine implements OpoiHandler {
       if (!pending || !(await this.inMempool(pending))) {
         try {
           const r = await this.rpc.call('renewopoistake', [address]);
-          await this.store.apply({ meta: { renew_txid: r.txid }, sent: { [r.txid]: 'RENEW' } });
+          await this.store.apply({ meta: { renew_txid: r.txid }, sent: { [r.txid]: { kind: 'RENEW' } } });
           this.log.info({ txid: r.txid }, 'stake renewal sent');
         } catch (e) {
           // A commit or reveal of ours in the mempool blocks a stake action until it confirms.
@@ -358,9 +358,8 @@ export class OpoiEngine implements OpoiHandler {
       let retaken: RequestRecord[] = [];
       if (fate === 'released') {
         this.log.warn({ txid, what }, 'transaction can no longer confirm: abandoned, its coins are spendable again');
-        const [kind, requestId] = what.split(' ');
-        const step = RETAKE[kind];
-        const r = requestId === undefined ? undefined : this.store.request(requestId);
+        const step = RETAKE[what.kind];
+        const r = what.requestId === undefined ? undefined : this.store.request(what.requestId);
         if (step && r?.stage === step.at && r.submission?.[step.txid] === txid) {
           retaken = [{ ...r, stage: step.back, submission: { ...r.submission, [step.txid]: undefined } }];
         }
@@ -386,10 +385,10 @@ export class OpoiEngine implements OpoiHandler {
     if (fresh.length > 0) await this.store.apply({ newRequests: fresh.map((c) => this.fromChain(c)) });
   }
 
-  /** Records a change of `r`, and the transaction it sent (`sent`: txid and what), in one store transaction. */
-  private async set(r: RequestRecord, change: Partial<RequestRecord>, sent?: [string, string]): Promise<RequestRecord> {
+  /** Records a change of `r`, and the transaction `txid` of `kind` it sent, in one store transaction. */
+  private async set(r: RequestRecord, change: Partial<RequestRecord>, sent?: { txid: string; kind: SentTx['kind'] }): Promise<RequestRecord> {
     const next = { ...r, ...change };
-    await this.store.apply({ requests: [next], sent: sent ? { [sent[0]]: sent[1] } : undefined });
+    await this.store.apply({ requests: [next], sent: sent ? { [sent.txid]: { kind: sent.kind, requestId: r.requestId } } : undefined });
     return next;
   }
 
@@ -437,10 +436,14 @@ export class OpoiEngine implements OpoiHandler {
             s.nonce,
           ]);
           crashPoint('after-commit-sent');
-          r = await this.set(r, { stage: 'committed', submission: { ...s, commitTxid: c.txid, commitment: c.commitment } }, [
-            c.txid,
-            `COMMIT ${r.requestId}`,
-          ]);
+          r = await this.set(
+            r,
+            { stage: 'committed', submission: { ...s, commitTxid: c.txid, commitment: c.commitment } },
+            {
+              txid: c.txid,
+              kind: 'COMMIT',
+            },
+          );
           this.log.info({ request_id: r.requestId, txid: c.txid }, 'COMMIT sent');
         } catch (e) {
           // Our earlier COMMIT may be in the mempool (a crash before recording it): wait for its block.
@@ -470,7 +473,7 @@ export class OpoiEngine implements OpoiHandler {
             sub.nonce,
           ]);
           crashPoint('after-reveal-sent');
-          r = await this.set(r, { stage: 'revealed', submission: { ...sub, revealTxid: v.txid } }, [v.txid, `REVEAL ${r.requestId}`]);
+          r = await this.set(r, { stage: 'revealed', submission: { ...sub, revealTxid: v.txid } }, { txid: v.txid, kind: 'REVEAL' });
           this.log.info({ request_id: r.requestId, txid: v.txid }, 'REVEAL sent');
         } catch (e) {
           if (e instanceof RpcError && /opoi-mempool-conflict|reveal-duplicate|reveal-early/.test(e.message)) return;
@@ -497,7 +500,7 @@ export class OpoiEngine implements OpoiHandler {
     if (r.stage === 'published') {
       const claim = await this.rpc.call('claimopoipayout', [r.requestId]);
       crashPoint('after-claim-sent');
-      r = await this.set(r, { stage: 'claimed', submission: { ...r.submission!, claimTxid: claim.txid } }, [claim.txid, `payout ${r.requestId}`]);
+      r = await this.set(r, { stage: 'claimed', submission: { ...r.submission!, claimTxid: claim.txid } }, { txid: claim.txid, kind: 'payout' });
       this.log.info({ request_id: r.requestId, txid: claim.txid }, 'payout claimed');
     }
     if (r.stage === 'claimed' && chain.payout_status === 'confirmed') {

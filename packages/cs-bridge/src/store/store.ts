@@ -94,6 +94,13 @@ export interface PaymentRecord {
   readonly time: number;
 }
 
+/** A transaction the bridge sent and follows until it is buried (engine.ts, followSent). */
+export interface SentTx {
+  readonly kind: 'STAKE' | 'RENEW' | 'COMMIT' | 'REVEAL' | 'payout';
+  /** The request a COMMIT, REVEAL or payout claim is for. */
+  readonly requestId?: string;
+}
+
 export interface Change {
   /** Each replaces the stored record of the same revision (or, with no `rev`, one not stored yet). */
   readonly requests?: readonly RequestRecord[];
@@ -102,8 +109,8 @@ export interface Change {
   /** Added to the wallet's balance (negative pending moves to paid with a positive `paid`). */
   readonly balances?: readonly { wallet: string; pending: bigint; paid: bigint }[];
   readonly payments?: readonly PaymentRecord[];
-  /** txid → what the bridge sent (followed until buried, engine.ts), or null to stop following it. */
-  readonly sent?: Record<string, string | null>;
+  /** txid → what the bridge sent, or null to stop following it. */
+  readonly sent?: Record<string, SentTx | null>;
   readonly meta?: Record<string, string | null>;
 }
 
@@ -112,7 +119,7 @@ export class BridgeStore {
   private readonly requestTable: Database<RequestRecord, string>;
   private readonly balanceTable: Database<{ pending: string; paid: string }, string>;
   private readonly paymentTable: Database<PaymentRecord, number>;
-  private readonly sentTable: Database<string, string>;
+  private readonly sentTable: Database<SentTx, string>;
   private readonly metaTable: Database<string, string>;
 
   constructor(dir: string) {
@@ -121,7 +128,7 @@ export class BridgeStore {
     this.requestTable = this.root.openDB({ name: 'requests', encoding: 'json' });
     this.balanceTable = this.root.openDB({ name: 'balances', encoding: 'json' });
     this.paymentTable = this.root.openDB({ name: 'payments', encoding: 'json' });
-    this.sentTable = this.root.openDB({ name: 'sent', encoding: 'string' });
+    this.sentTable = this.root.openDB({ name: 'sent', encoding: 'json' });
     this.metaTable = this.root.openDB({ name: 'meta', encoding: 'string' });
   }
 
@@ -151,7 +158,7 @@ export class BridgeStore {
   }
 
   /** The bridge's own transactions not yet buried: txid and what it is. */
-  sent(): [string, string][] {
+  sent(): [string, SentTx][] {
     return [...this.sentTable.getRange()].map((e) => [e.key, e.value]);
   }
 
