@@ -48,7 +48,7 @@ export interface ChainOptions {
   readonly log: Logger;
   /** Adjusted network time in Unix seconds (mocktime on regtest). */
   readonly now: () => number;
-  /** Heap the unwritten UTXO changes may hold while catching up (-dbcache); 450 MiB when absent. */
+  /** Memory the unwritten UTXO changes may hold while catching up (-dbcache); 450 MiB when absent. */
   readonly coinsCacheBytes?: number;
   /** The fewest cached coins written on a thread of their own rather than this one; 10,000 when absent. */
   readonly backgroundWriteCoins?: number;
@@ -115,7 +115,6 @@ export class Chain {
   /** Cached; recomputed when it turns out invalid, extended as better headers arrive. */
   private bestHeaderEntry: BlockIndexEntry | null = null;
   private readonly coinsCache: CoinsCache;
-  private readonly coinsCacheLimit: number;
   private readonly coinsWriter: CoinsWriter;
   private readonly backgroundWriteCoins: number;
   private reindexing = false;
@@ -141,8 +140,7 @@ export class Chain {
     this.verifier = opts.verifier;
     this.log = opts.log;
     this.now = opts.now;
-    this.coinsCache = new CoinsCache(opts.db.tables.coins);
-    this.coinsCacheLimit = opts.coinsCacheBytes ?? DEFAULT_COINS_CACHE_BYTES;
+    this.coinsCache = new CoinsCache(opts.db.tables.coins, opts.coinsCacheBytes ?? DEFAULT_COINS_CACHE_BYTES);
     this.coinsWriter = new CoinsWriter(opts.db.path, (outcome) => this.coinsWritten(outcome));
     this.backgroundWriteCoins = opts.backgroundWriteCoins ?? DEFAULT_BACKGROUND_WRITE_COINS;
     this.opoi = new OpoiStore(opts.db, opts.params.opoi);
@@ -384,8 +382,8 @@ export class Chain {
   }
 
   /** The coin stored under a coinKey. */
-  getCoinByKey(key: Uint8Array, id?: string): Coin | undefined {
-    return this.coinsCache.get(key, id);
+  getCoinByKey(key: Uint8Array): Coin | undefined {
+    return this.coinsCache.get(key);
   }
 
   /** The unwritten UTXO changes (the coins cache), for /metrics. */
@@ -727,7 +725,7 @@ export class Chain {
     }
     entry.status |= BlockStatus.VALID_SCRIPTS;
     const t = this.db.tables;
-    const writeCoins = !this.catchingUp(entry) || this.coinsCache.bytes >= this.coinsCacheLimit;
+    const writeCoins = !this.catchingUp(entry) || this.coinsCache.full;
     // A large cache (the end of a sync, or a full one) goes to the writer thread after this block's
     // records commit; a small one (each block at the tip) is written with them.
     const background = writeCoins && this.coinsCache.size >= this.backgroundWriteCoins;
@@ -1041,7 +1039,7 @@ export class Chain {
           if (!isUnspendable(out.scriptPubKey)) this.coinsCache.add(latin1(coinKey({ txid: tx.txid, vout })), coinFromOutput(out, height, coinbase));
         });
       }
-      if (this.coinsCache.bytes >= this.coinsCacheLimit) this.flushCoins(entry);
+      if (this.coinsCache.full) this.flushCoins(entry);
     }
     this.flushCoins();
   }

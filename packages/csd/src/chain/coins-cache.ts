@@ -1,77 +1,81 @@
 import type { Table } from '../storage/database.ts';
-import { coinFromLatin1, coinToLatin1, decodeCoin, type Coin } from './coins.ts';
+import { CoinTable, KEY_BYTES } from './coin-table.ts';
+import { decodeCoin, encodeCoinScratch, type Coin } from './coins.ts';
 
-/**
- * Heap cost of one entry beyond its value's characters: the 36-character key, the value string's
- * header and the Map's slot. A million entries with 34-character values measured 165 bytes each
- * (heap used, after gc); this overestimates it, so -dbcache bounds the cache rather than hopes to.
- */
-const ENTRY_OVERHEAD = 176;
-
-/** A coin the database does not hold: spending it only forgets it. */
-const FRESH = 'F';
-/** A coin that replaces whatever the database holds under its key. */
-const DIRTY = 'D';
-/** A coin the database holds that is spent: the flush removes it. */
-const SPENT = '';
+/** A coin the database does not hold: spending it only forgets it. 'F', as the writer's batches carry it. */
+const FRESH = 0x46;
+/** A coin that replaces whatever the database holds under its key ('D'). */
+const DIRTY = 0x44;
+/** A coin the database holds that is spent: the flush removes it. Its value is empty. */
+const SPENT = 0x53;
+const NO_VALUE = new Uint8Array(0);
 
 /**
  * Unwritten changes to the UTXO set in front of its LMDB table (Core's CCoinsViewCache), so that
  * catching up writes a batch of blocks' coins in one transaction instead of touching thousands of
  * random B-tree pages per block. Coins created and spent between two flushes never reach the
- * database at all. Keys are coin keys (coins.ts) read as latin1, one character per byte; values
- * are a state letter followed by the encoded coin, also latin1: strings are the most compact
- * thing V8 keeps, and a million of them is what a large sync holds.
+ * database at all. The changes live in a CoinTable, outside the JavaScript heap: a million cached
+ * coins cost the garbage collector nothing, and the memory they hold is known exactly.
+ * Callers name coins by their coin key (coins.ts) read as latin1, one character per byte.
  */
 export class CoinsCache {
-  private entries = new Map<string, string>();
+  private entries: CoinTable;
   /** Changes handed to a second thread to write (detach), read through until they are committed. */
-  private writing: Map<string, string> | null = null;
-  private valueBytes = 0;
+  private writing: CoinTable | null = null;
+  private readonly key = Buffer.alloc(KEY_BYTES);
 
-  constructor(private readonly table: Table) {}
+  /** `maxBytes` (-dbcache) bounds the memory of the unwritten changes: past it, the cache is `full`. */
+  constructor(
+    private readonly table: Table,
+    private readonly maxBytes = Number.POSITIVE_INFINITY,
+  ) {
+    this.entries = new CoinTable(maxBytes);
+  }
 
-  /** Estimated heap held by the unwritten changes, not counting those being written. */
+  /** Memory held by the unwritten changes, not counting those being written. */
   get bytes(): number {
-    return this.entries.size * ENTRY_OVERHEAD + this.valueBytes;
+    return this.entries.bytes;
+  }
+
+  /** The unwritten changes fill the memory they may take: time to write them. */
+  get full(): boolean {
+    return this.entries.full;
   }
 
   get size(): number {
     return this.entries.size;
   }
 
-  /**
-   * The unspent coin under `key` as of the last applied block, from the cache or the table; `id`
-   * is the key read as latin1, when the caller has it already.
-   */
-  get(key: Uint8Array, id: string = latin1(key)): Coin | undefined {
-    const v = this.entries.get(id) ?? this.writing?.get(id);
-    if (v === undefined) {
+  /** The unspent coin under `key` as of the last applied block, from the cache or the table. */
+  get(key: Uint8Array): Coin | undefined {
+    let state = this.entries.find(key);
+    let source = this.entries;
+    if (state === 0 && this.writing) {
+      state = this.writing.find(key);
+      source = this.writing;
+    }
+    if (state === 0) {
       // The fast read returns LMDB's reused buffer: decoding copies out what it keeps right away.
       const raw = this.table.getBinaryFast(key as Buffer);
       return raw ? decodeCoin(raw) : undefined;
     }
-    return v === SPENT ? undefined : coinFromLatin1(v, 1);
+    return state === SPENT ? undefined : decodeCoin(source.value(key)!);
   }
 
   /** Records that the coin under the key `k` (read as latin1), which exists, is spent. */
   spend(k: string): void {
-    const v = this.entries.get(k);
-    if (v !== undefined) this.valueBytes -= v.length;
-    if (v !== undefined && v[0] === FRESH) this.entries.delete(k);
-    else this.entries.set(k, SPENT);
+    const key = this.keyOf(k);
+    if (this.entries.find(key) === FRESH) this.entries.delete(key);
+    else this.entries.set(key, SPENT, NO_VALUE);
   }
 
   /** Records a coin created under the key `k` (read as latin1). */
   add(k: string, coin: Coin): void {
-    const before = this.entries.get(k);
+    const key = this.keyOf(k);
     // A key the table may still hold must be overwritten there; only a never-stored coin is fresh.
     // A coin whose removal is being written is fresh too: the table no longer holds it after.
-    const state = before === undefined ? FRESH : DIRTY;
-    if (before !== undefined) this.valueBytes -= before.length;
-    const v = coinToLatin1(state, coin);
-    this.valueBytes += v.length;
-    this.entries.set(k, v);
+    const state = this.entries.find(key) === 0 ? FRESH : DIRTY;
+    this.entries.set(key, state, encodeCoinScratch(coin));
   }
 
   /**
@@ -80,25 +84,23 @@ export class CoinsCache {
    */
   write(): void {
     if (this.writing) throw new Error('the coins cache is written while an earlier batch is being written');
-    writeChanges(this.table, this.entries);
+    writeChanges(this.table, unpackChanges(packChanges(this.entries)));
   }
 
   /** Forgets every change (after they were written, or when the table is rebuilt). */
   clear(): void {
     this.entries.clear();
-    this.valueBytes = 0;
   }
 
   /**
    * Hands over the changes for another thread to write; until `written` or `restore`, they are
    * read through (beneath the changes made after) but not written again.
    */
-  detach(): Map<string, string> {
+  detach(): CoinTable {
     if (this.writing) throw new Error('the coins cache is detached while an earlier batch is being written');
     const changes = this.entries;
     this.writing = changes;
-    this.entries = new Map();
-    this.valueBytes = 0;
+    this.entries = new CoinTable(this.maxBytes);
     return changes;
   }
 
@@ -116,33 +118,37 @@ export class CoinsCache {
     const detached = this.writing;
     if (!detached) return;
     this.writing = null;
-    for (const [k, old] of detached) {
-      const now = this.entries.get(k);
-      if (now === undefined) {
-        this.entries.set(k, old);
-        this.valueBytes += old.length;
-      } else if (now[0] === FRESH) {
-        this.entries.set(k, DIRTY + now.slice(1));
-      }
-    }
+    detached.forEach((key, state, value) => {
+      const now = this.entries.find(key);
+      if (now === 0) this.entries.set(key, state, value);
+      else if (now === FRESH) this.entries.setState(key, DIRTY);
+    });
+  }
+
+  private keyOf(k: string): Buffer {
+    this.key.write(k, 0, KEY_BYTES, 'latin1');
+    return this.key;
   }
 }
 
-/** Writes cached changes into the table, keys in sorted order so that LMDB fills each page once. */
+/**
+ * Writes cached changes into the table, keys in sorted order so that LMDB fills each page once.
+ * `changes` maps a key (read as latin1) to its state letter and coin, or to '' for a removal.
+ */
 export function writeChanges(table: Table, changes: ReadonlyMap<string, string>): void {
   const keys = [...changes.keys()].sort();
   for (const k of keys) {
     const v = changes.get(k)!;
     const key = Buffer.from(k, 'latin1');
-    if (v === SPENT) table.remove(key);
+    if (v === '') table.remove(key);
     else table.put(key, Buffer.from(v, 'latin1').subarray(1));
   }
 }
 
 /**
  * Cached changes as the bytes of their keys and values in a row, and their lengths: two buffers
- * that are moved to a worker thread, not copied. A structured clone of a million map entries, or
- * of one joined string, would cost the connecting thread seconds (measured).
+ * that are moved to a worker thread, not copied. A value is the state letter and the coin, or
+ * nothing for a removal.
  */
 export interface PackedChanges {
   readonly bytes: Uint8Array;
@@ -150,22 +156,26 @@ export interface PackedChanges {
   readonly lengths: Uint32Array;
 }
 
-export function packChanges(changes: ReadonlyMap<string, string>): PackedChanges {
+export function packChanges(changes: CoinTable): PackedChanges {
   const lengths = new Uint32Array(changes.size * 2);
   let total = 0;
   let i = 0;
-  for (const [k, v] of changes) {
-    lengths[i++] = k.length;
-    lengths[i++] = v.length;
-    total += k.length + v.length;
-  }
+  changes.forEach((key, state, value) => {
+    lengths[i++] = key.length;
+    lengths[i++] = state === SPENT ? 0 : 1 + value.length;
+    total += lengths[i - 2] + lengths[i - 1];
+  });
   // Not from Buffer's shared pool: the whole ArrayBuffer is handed over.
   const bytes = Buffer.allocUnsafeSlow(total);
   let at = 0;
-  for (const [k, v] of changes) {
-    at += bytes.write(k, at, 'latin1');
-    at += bytes.write(v, at, 'latin1');
-  }
+  changes.forEach((key, state, value) => {
+    bytes.set(key, at);
+    at += key.length;
+    if (state === SPENT) return;
+    bytes[at++] = state;
+    bytes.set(value, at);
+    at += value.length;
+  });
   return { bytes, lengths };
 }
 

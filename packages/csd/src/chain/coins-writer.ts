@@ -1,4 +1,5 @@
 import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from 'node:worker_threads';
+import type { CoinTable } from './coin-table.ts';
 import { packChanges, type PackedChanges } from './coins-cache.ts';
 
 /** What the main thread asks of the writer thread. */
@@ -42,7 +43,7 @@ export class CoinsWriter {
   ) {}
 
   /** Writes `changes` with the meta record `meta`, which says they reflect the block at `height`. */
-  start(changes: ReadonlyMap<string, string>, meta: { key: string; value: Uint8Array }, height: number): void {
+  start(changes: CoinTable, meta: { key: string; value: Uint8Array }, height: number): void {
     this.settle();
     const port = this.port ?? this.spawn();
     const packed = packChanges(changes);

@@ -60,19 +60,17 @@ export function coinFromOutput(out: TxOut, height: number, coinbase: boolean): C
 }
 
 /** Outputs over 10,000 bytes are unspendable and never stored (isUnspendable): a 3-byte length always fits. */
-const MAX_LATIN1_SCRIPT = 0xffff;
-const scratch = Buffer.allocUnsafeSlow(32 + MAX_LATIN1_SCRIPT);
+const MAX_STORED_SCRIPT = 0xffff;
+const scratch = Buffer.allocUnsafeSlow(32 + MAX_STORED_SCRIPT);
+
 /**
- * `prefix` followed by encodeCoin's bytes as a latin1 string, one character per byte: the coins
- * cache's compact form, built without the Writer's allocations.
+ * encodeCoin's bytes in a scratch buffer (valid until the next call), built without the Writer's
+ * allocations: the coins cache copies them into its table at once.
  */
-export function coinToLatin1(prefix: string, c: Coin): string {
+export function encodeCoinScratch(c: Coin): Uint8Array {
   const script = c.scriptPubKey;
-  if (script.length > MAX_LATIN1_SCRIPT) throw new RangeError(`a ${script.length}-byte script is never stored`);
-  // The prefix goes into the same buffer: `prefix + string` would make a cons string, two heap
-  // objects per cached coin instead of one flat string.
-  let pos = scratch.write(prefix, 0, 'latin1');
-  pos = putVarInt(c.height * 2 + (c.coinbase ? 1 : 0), scratch, pos);
+  if (script.length > MAX_STORED_SCRIPT) throw new RangeError(`a ${script.length}-byte script is never stored`);
+  let pos = putVarInt(c.height * 2 + (c.coinbase ? 1 : 0), scratch, 0);
   pos = putVarInt(Number(c.value), scratch, pos);
   if (script.length < 0xfd) scratch[pos++] = script.length;
   else {
@@ -81,34 +79,5 @@ export function coinToLatin1(prefix: string, c: Coin): string {
     scratch[pos++] = script.length >>> 8;
   }
   scratch.set(script, pos);
-  return scratch.toString('latin1', 0, pos + script.length);
-}
-
-/** Where latin1VarInt reads next in the string it is given. */
-let latin1At = 0;
-
-function latin1VarInt(s: string): number {
-  let n = 0;
-  for (;;) {
-    const b = s.charCodeAt(latin1At++);
-    n = n * 128 + (b & 0x7f);
-    if (b & 0x80) n += 1;
-    else return n;
-  }
-}
-
-/** The coin coinToLatin1 wrote at `start` of `s` (a string this process made: not checked again). */
-export function coinFromLatin1(s: string, start: number): Coin {
-  latin1At = start;
-  const code = latin1VarInt(s);
-  const value = latin1VarInt(s);
-  let p = latin1At;
-  let len = s.charCodeAt(p++);
-  if (len === 0xfd) {
-    len = s.charCodeAt(p) | (s.charCodeAt(p + 1) << 8);
-    p += 2;
-  }
-  const scriptPubKey = new Uint8Array(len);
-  for (let i = 0; i < len; i++) scriptPubKey[i] = s.charCodeAt(p + i);
-  return { value: BigInt(value), scriptPubKey, height: Math.floor(code / 2), coinbase: code % 2 === 1 };
+  return scratch.subarray(0, pos + script.length);
 }
