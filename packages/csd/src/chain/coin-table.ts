@@ -207,11 +207,14 @@ export class CoinTable {
     const next = this.nextCapacity();
     this.capacity = next > oldCapacity ? next : Math.ceil(oldCapacity * 1.5);
     this.slots = new Uint8Array(this.capacity * SLOT);
+    // Slots move as 32-bit words (SLOT is a multiple of 4): a quarter of the copies.
+    const from32 = new Int32Array(old.buffer);
+    const to32 = new Int32Array(this.slots.buffer);
     for (let s = 0; s < oldCapacity; s++) {
       const at = s * SLOT;
       if (old[at] === 0) continue;
-      const to = this.emptySlotFor(old, at + KEY_AT) * SLOT;
-      for (let i = 0; i < SLOT; i++) this.slots[to + i] = old[at + i];
+      const to = (this.emptySlotFor(old, at + KEY_AT) * SLOT) >> 2;
+      for (let i = 0, w = at >> 2; i < SLOT >> 2; i++) to32[to + i] = from32[w + i];
     }
   }
 
