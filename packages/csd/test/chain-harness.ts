@@ -2,7 +2,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pino from 'pino';
+import pino, { type Logger } from 'pino';
 import { REGTEST, Transaction, blockSubsidy, type Block, type ChainParams, type TxOut } from '@cs/consensus';
 import type { BlockIndexEntry } from '../src/chain/block-index.ts';
 import { Chain } from '../src/chain/chainstate.ts';
@@ -28,7 +28,15 @@ export interface Harness {
 }
 
 export async function openHarness(
-  opts: { params?: ChainParams; threads?: number; dir?: string; coinsCacheBytes?: number; backgroundWriteCoins?: number } = {},
+  opts: {
+    params?: ChainParams;
+    threads?: number;
+    dir?: string;
+    coinsCacheBytes?: number;
+    backgroundWriteCoins?: number;
+    /** The chain's logger; silent when absent. */
+    log?: Logger;
+  } = {},
 ): Promise<Harness> {
   const dir = opts.dir ?? mkdtempSync(join(tmpdir(), 'cs-chain-'));
   const params = opts.params ?? REGTEST;
@@ -38,7 +46,7 @@ export async function openHarness(
       db,
       params,
       verifier: new ScriptVerifier(opts.threads ?? 1),
-      log: pino({ level: 'silent' }),
+      log: opts.log ?? pino({ level: 'silent' }),
       now: () => 1795200000,
       coinsCacheBytes: opts.coinsCacheBytes,
       backgroundWriteCoins: opts.backgroundWriteCoins,

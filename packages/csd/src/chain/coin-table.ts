@@ -13,10 +13,13 @@ const KEY_AT = 2;
 const VALUE_AT = KEY_AT + KEY_BYTES;
 const VALUE_MAX = SLOT - VALUE_AT;
 const OVERFLOW = 0xff;
+/** A slot in 32-bit words. */
+const WORDS = SLOT / 4;
 /** Heap held by a long value beyond its bytes: its key string, the array object, the map slot. */
 const LONG_OVERHEAD = 160;
 
 const MIN_CAPACITY = 1024;
+const MAX_BYTES = 2 ** 31;
 /** Grown by half when fuller than this: linear probing stays short up to about 0.8. */
 const MAX_LOAD = 0.8;
 /**
@@ -31,7 +34,7 @@ const HARD_LOAD = 0.95;
  * holds three objects each (measured: Map operations and their collection were a fifth of the
  * connecting thread's time during -reindex). Open addressing with linear probing and
  * backward-shift deletion, so no tombstones pile up as coins come and go; the hash is seeded
- * per process, so transactions cannot be ground to collide in it.
+ * per table from a random seed, so transactions cannot be ground to collide in it.
  */
 export class CoinTable {
   private slots: Uint8Array;
@@ -42,14 +45,25 @@ export class CoinTable {
   private longBytes = 0;
   private readonly seed = randomBytes(4).readUInt32LE(0);
 
-  /** `maxBytes` bounds the slots' memory: the table does not grow past it before it is full. */
-  constructor(private readonly maxBytes = Number.POSITIVE_INFINITY) {
+  private readonly maxBytes: number;
+
+  /**
+   * `maxBytes` bounds the slots' memory: the table does not grow past it before it is full. It is
+   * held to 2 GiB (about 19 million coins), so that growing past it when it must stays within the
+   * largest typed array Node allows (4 GiB).
+   */
+  constructor(maxBytes = MAX_BYTES) {
+    this.maxBytes = Math.min(maxBytes, MAX_BYTES);
     this.capacity = MIN_CAPACITY;
     this.slots = new Uint8Array(this.capacity * SLOT);
   }
 
-  /** Its memory reached its bound, or it is at its largest size and as full as it should get. */
+  /**
+   * It holds changes, and its memory reached its bound or it is at its largest size and as full as
+   * it should get. An empty table is never full, however small its bound.
+   */
   get full(): boolean {
+    if (this.count === 0) return false;
     return this.bytes > this.maxBytes || (this.count > this.capacity * MAX_LOAD && this.nextCapacity() === this.capacity);
   }
 
@@ -97,7 +111,8 @@ export class CoinTable {
       this.slots.set(value, at + VALUE_AT);
     } else {
       this.slots[at + 1] = OVERFLOW;
-      this.long.set(latin1Key(key), value.slice());
+      // A copy even when `value` is a Buffer, whose slice() would share the caller's memory.
+      this.long.set(latin1Key(key), new Uint8Array(value));
       this.longBytes += value.length + LONG_OVERHEAD;
     }
   }
@@ -213,8 +228,9 @@ export class CoinTable {
     for (let s = 0; s < oldCapacity; s++) {
       const at = s * SLOT;
       if (old[at] === 0) continue;
-      const to = (this.emptySlotFor(old, at + KEY_AT) * SLOT) >> 2;
-      for (let i = 0, w = at >> 2; i < SLOT >> 2; i++) to32[to + i] = from32[w + i];
+      // Word indexes by multiplication: byte offsets pass 2^31 in a table over 2 GiB.
+      const to = this.emptySlotFor(old, at + KEY_AT) * WORDS;
+      for (let i = 0, w = s * WORDS; i < WORDS; i++) to32[to + i] = from32[w + i];
     }
   }
 

@@ -1,4 +1,5 @@
 import { test } from 'node:test';
+import pino from 'pino';
 import assert from 'node:assert/strict';
 import { hashToHex, type Block, type Transaction } from '@cs/consensus';
 import { OP_TRUE, nextBlock, openHarness, spendOpTrue, type Harness } from '../../test/chain-harness.ts';
@@ -19,6 +20,7 @@ test('a cached coin reads back equal, whatever its script length, amount and hei
     // Up to 50 value bytes sit in the table's slot; longer ones beside it.
     const scripts = [0, 1, 22, 34, 40, 41, 252, 253, 300, 10_000].map((n) => Uint8Array.from({ length: n }, (_, i) => (i * 7 + n) & 0xff));
     let n = 0;
+    const added: Coin[] = [];
     for (const scriptPubKey of scripts) {
       for (const [value, height, coinbase] of [
         [0n, 0, false],
@@ -29,9 +31,11 @@ test('a cached coin reads back equal, whatever its script length, amount and hei
         const c: Coin = { value, scriptPubKey, height, coinbase };
         assert.deepEqual(Buffer.from(encodeCoinScratch(c)), encodeCoin(c), `bytes of ${value}/${height}/${scriptPubKey.length}`);
         cache.add(id(++n), c);
-        assert.deepEqual(cache.get(key(n)), c, `read back ${value}/${height}/${scriptPubKey.length}`);
+        added.push(c);
       }
     }
+    // Read back once all are in: a value kept beside the table must not share the encoder's buffer.
+    added.forEach((c, i) => assert.deepEqual(cache.get(key(i + 1)), c, `read back ${c.value}/${c.height}/${c.scriptPubKey.length}`));
   } finally {
     await h.close();
   }
@@ -223,12 +227,19 @@ for (const [label, { coinsCacheBytes, backgroundWriteCoins }] of caches) {
     const blocks = await buildBlocks(12);
     const total = blocks.length;
     const ref = await referenceSets(blocks, [total - 8, total - 3, total]);
-    const h = await openHarness({ coinsCacheBytes, backgroundWriteCoins });
+    // The chain's debug lines, to see which thread wrote each batch.
+    const writes: string[] = [];
+    const log = pino({ level: 'debug' }, { write: (line: string) => void writes.push(line) });
+    const h = await openHarness({ coinsCacheBytes, backgroundWriteCoins, log });
     try {
       // Headers first, as a sync gets them: every block connected below is behind the best header.
       assert.equal(h.chain.acceptHeaders(blocks.map((b) => b.header)).last?.height, total);
       for (const block of blocks.slice(0, total - 3)) assert.equal((await h.chain.processBlock(block)).status, 'accepted');
       const cached = h.chain.coinsCacheUsage.coins;
+      const byWriter = writes.filter((l) => l.includes('"thread":"writer"')).length;
+      if (backgroundWriteCoins === 1 && coinsCacheBytes === 1)
+        assert.ok(byWriter >= 3, `every other block's batch goes to the writer thread, not ${byWriter}`);
+      if (backgroundWriteCoins === undefined) assert.equal(byWriter, 0, 'small batches are written on the connecting thread');
       if (coinsCacheBytes === undefined) {
         assert.ok(cached > 0, 'coins wait in the cache while catching up');
         assert.notEqual(storedCoinsAt(h), h.chain.tip.hashHex, 'the stored UTXO set is behind the tip');

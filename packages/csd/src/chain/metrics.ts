@@ -27,7 +27,10 @@ export function registerChainMetrics(registry: MetricsRegistry, chain: Chain): v
   });
   const height = registry.gauge({ name: 'csd_chain_height', help: 'Height of the active chain tip.' });
   const cacheCoins = registry.gauge({ name: 'csd_coins_cache_coins', help: 'UTXO changes held in memory and not yet written (the coins cache).' });
-  const cacheBytes = registry.gauge({ name: 'csd_coins_cache_bytes', help: 'Memory held by the coins cache (its table and the values kept beside it), bounded by -dbcache.' });
+  const cacheBytes = registry.gauge({
+    name: 'csd_coins_cache_bytes',
+    help: 'Memory held by the coins cache (its table and the values kept beside it), bounded by -dbcache.',
+  });
   height.set({}, chain.height);
   chain.events.on('connect', ({ timing }) => {
     duration.observe({}, timing.seconds);
