@@ -19,8 +19,8 @@ import {
 import { type OpoiBlockChanges, OpoiStore } from '../opoi/store.ts';
 import { type ChainDatabase, readLarge, readLargeInto } from '../storage/database.ts';
 import { BlockIndexEntry, BlockStatus, FAILED_MASK, betterTip, decodeIndexRecord, findFork } from './block-index.ts';
-import { coinFromOutput, coinKey, decodeCoin, encodeCoin, writeCoinKey, type Coin } from './coins.ts';
-import { CoinsCache, latin1 } from './coins-cache.ts';
+import { coinFromOutput, coinKey, decodeCoin, encodeCoin, latin1, writeCoinKey, type Coin } from './coins.ts';
+import { CoinsCache } from './coins-cache.ts';
 import { CoinsWriter, type WriteOutcome } from './coins-writer.ts';
 import { type ConnectPlan, planConnect } from './connect.ts';
 import { nextWorkRequired } from './difficulty.ts';

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { latin1 } from './coins.ts';
 
 /** Bytes of a coin key (coins.ts): txid ‖ big-endian output index. */
 export const KEY_BYTES = 36;
@@ -112,7 +113,7 @@ export class CoinTable {
     } else {
       this.slots[at + 1] = OVERFLOW;
       // A copy even when `value` is a Buffer, whose slice() would share the caller's memory.
-      this.long.set(latin1Key(key), new Uint8Array(value));
+      this.long.set(latin1(key), new Uint8Array(value));
       this.longBytes += value.length + LONG_OVERHEAD;
     }
   }
@@ -156,7 +157,7 @@ export class CoinTable {
   }
 
   private dropLong(key: Uint8Array): void {
-    const k = latin1Key(key);
+    const k = latin1(key);
     this.longBytes -= this.long.get(k)!.length + LONG_OVERHEAD;
     this.long.delete(k);
   }
@@ -164,7 +165,7 @@ export class CoinTable {
   private valueAt(s: number): Uint8Array {
     const at = s * SLOT;
     const len = this.slots[at + 1];
-    if (len === OVERFLOW) return this.long.get(latin1Key(this.slots.subarray(at + KEY_AT, at + VALUE_AT)))!;
+    if (len === OVERFLOW) return this.long.get(latin1(this.slots.subarray(at + KEY_AT, at + VALUE_AT)))!;
     return this.slots.subarray(at + VALUE_AT, at + VALUE_AT + len);
   }
 
@@ -249,8 +250,4 @@ export class CoinTable {
     h = (h ^ (h >>> 16)) >>> 0;
     return Math.min(this.capacity - 1, Math.floor((h / 4294967296) * this.capacity));
   }
-}
-
-function latin1Key(key: Uint8Array): string {
-  return Buffer.from(key.buffer, key.byteOffset, KEY_BYTES).toString('latin1');
 }

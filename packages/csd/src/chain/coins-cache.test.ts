@@ -5,9 +5,9 @@ import { hashToHex, type Block, type Transaction } from '@cs/consensus';
 import { OP_TRUE, nextBlock, openHarness, spendOpTrue, type Harness } from '../../test/chain-harness.ts';
 import type { Chain } from './chainstate.ts';
 import { CoinTable } from './coin-table.ts';
-import { CoinsCache, latin1, packChanges, unpackChanges } from './coins-cache.ts';
+import { CoinsCache, packChanges, unpackChanges } from './coins-cache.ts';
 import { CoinsWriter, type WriteOutcome } from './coins-writer.ts';
-import { coinKey, encodeCoin, encodeCoinScratch, type Coin } from './coins.ts';
+import { coinKey, encodeCoin, encodeCoinScratch, latin1, type Coin } from './coins.ts';
 
 const coin = (value: bigint, height = 1): Coin => ({ value, scriptPubKey: OP_TRUE, height, coinbase: false });
 const key = (n: number) => coinKey({ txid: new Uint8Array(32).fill(n), vout: n });

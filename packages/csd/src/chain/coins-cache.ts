@@ -48,18 +48,14 @@ export class CoinsCache {
 
   /** The unspent coin under `key` as of the last applied block, from the cache or the table. */
   get(key: Uint8Array): Coin | undefined {
-    let state = this.entries.find(key);
-    let source = this.entries;
-    if (state === 0 && this.writing) {
-      state = this.writing.find(key);
-      source = this.writing;
-    }
-    if (state === 0) {
+    // One probe per table: a spent coin's value is empty, and an encoded coin never is.
+    const v = this.entries.value(key) ?? this.writing?.value(key);
+    if (v === undefined) {
       // The fast read returns LMDB's reused buffer: decoding copies out what it keeps right away.
       const raw = this.table.getBinaryFast(key as Buffer);
       return raw ? decodeCoin(raw) : undefined;
     }
-    return state === SPENT ? undefined : decodeCoin(source.value(key)!);
+    return v.length === 0 ? undefined : decodeCoin(v);
   }
 
   /** Records that the coin under the key `k` (read as latin1), which exists, is spent. */
@@ -188,8 +184,4 @@ export function unpackChanges({ bytes, lengths }: PackedChanges): Map<string, st
     changes.set(k, buf.toString('latin1', at, (at += lengths[i + 1])));
   }
   return changes;
-}
-
-export function latin1(key: Uint8Array): string {
-  return Buffer.from(key.buffer, key.byteOffset, key.byteLength).toString('latin1');
 }

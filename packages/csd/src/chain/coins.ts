@@ -24,6 +24,11 @@ export function writeCoinKey<T extends Uint8Array>(p: OutPoint, into: T): T {
   return into;
 }
 
+/** A key read as latin1, one character per byte: the cheapest string of it, for Map keys. */
+export function latin1(key: Uint8Array): string {
+  return Buffer.from(key.buffer, key.byteOffset, key.byteLength).toString('latin1');
+}
+
 export function outPointFromKey(key: Uint8Array): OutPoint {
   return { txid: key.slice(0, 32), vout: Buffer.from(key.buffer, key.byteOffset, key.byteLength).readUInt32BE(32) };
 }
