@@ -97,6 +97,12 @@ export class Reader {
     return out;
   }
 
+  /** Steps over `n` bytes, with the checks of bytes(). */
+  skip(n: number, what = 'bytes'): void {
+    this.need(n, what);
+    this.pos += n;
+  }
+
   /** Bitcoin's CompactSize, canonical forms only (as Core's ReadCompactSize with range check). */
   compactSize(max = MAX_SIZE): number {
     const first = this.u8();
@@ -121,6 +127,11 @@ export class Reader {
   varBytes(max = MAX_SIZE, what = 'var bytes'): Uint8Array {
     const len = this.compactSize(max);
     return this.bytes(len, what);
+  }
+
+  /** Steps over what varBytes() reads, with its checks. */
+  skipVarBytes(max = MAX_SIZE, what = 'var bytes'): void {
+    this.skip(this.compactSize(max), what);
   }
 
   /**

@@ -36,6 +36,9 @@ test('every serialized transaction in Core tx_valid/tx_invalid round-trips byte 
     }
     decoded++;
     assert.equal(toHex(tx.encode()), hex);
+    // The stripped serialization is cut out of the decoded bytes: it must be what writing the
+    // fields without witnesses gives.
+    assert.equal(toHex(tx.encode(false)), toHex(new Transaction(tx).encode(false)), hex);
     assert.ok(tx.weight >= tx.baseSize * 4 && tx.vsize * 4 >= tx.weight);
   }
   assert.ok(decoded > hexes.length - 10);
@@ -65,8 +68,22 @@ test('transactions of every shape decode back to themselves, one after another i
   const w = new Writer();
   for (const tx of txs) tx.write(w);
   const r = new Reader(w.finish());
-  for (const tx of txs) assert.equal(toHex(Transaction.read(r).encode()), toHex(tx.encode()));
+  for (const tx of txs) {
+    const read = Transaction.read(r);
+    assert.equal(toHex(read.encode()), toHex(tx.encode()));
+    assert.equal(toHex(read.encode(false)), toHex(tx.encode(false)));
+    assert.equal(read.txidHex, tx.txidHex);
+  }
   r.end('transactions');
+  // Cut short anywhere, each fails as truncated in the first pass, which builds nothing.
+  const one = txs[1].encode();
+  for (let n = 0; n < one.length; n++) {
+    assert.throws(
+      () => Transaction.decode(one.subarray(0, n)),
+      (e: unknown) => e instanceof DecodeError && e.code === 'truncated',
+      `cut at ${n}`,
+    );
+  }
 });
 
 test('a block’s sizes, summed from its transactions, are those of its serializations', () => {

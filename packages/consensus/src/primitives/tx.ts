@@ -74,12 +74,22 @@ export class Transaction implements TxData {
    */
   static read(r: Reader, opts: TxDecodeOptions = {}): Transaction {
     const start = r.offset;
-    readFields(r, opts);
+    // The first pass checks and steps over the fields, building nothing, to find the end.
+    walkFields(r, opts, false);
     const own = r.data.slice(start, r.offset);
-    const tx = new Transaction(readFields(new Reader(own), opts));
-    // Canonical encodings only were accepted, so serializing again would give these very bytes.
-    if (tx.hasWitness) tx.cache.full = own;
-    else tx.cache.base = own;
+    const fields = walkFields(new Reader(own), opts, true)!;
+    const tx = new Transaction(fields);
+    // Canonical encodings only were accepted, so serializing again would give these very bytes;
+    // without the marker, flag and witnesses they are the stripped serialization the txid hashes.
+    if (fields.witnessStart === null) tx.cache.base = own;
+    else {
+      tx.cache.full = own;
+      const base = new Uint8Array(own.length - 2 - (fields.witnessEnd - fields.witnessStart));
+      base.set(own.subarray(0, 4));
+      base.set(own.subarray(6, fields.witnessStart), 4);
+      base.set(own.subarray(fields.witnessEnd), fields.witnessStart - 2);
+      tx.cache.base = base;
+    }
     return tx;
   }
 
@@ -158,63 +168,87 @@ export class Transaction implements TxData {
   }
 }
 
-/** The fields of a transaction, as views into the reader's bytes. */
-function readFields(r: Reader, opts: TxDecodeOptions): TxData {
+/** A transaction's fields, and where its witnesses lie in the bytes read (null start: none). */
+interface ReadFields extends TxData {
+  readonly witnessStart: number | null;
+  readonly witnessEnd: number;
+}
+
+/**
+ * Reads the fields of a transaction, as views into the reader's bytes. With `keep` false it only
+ * makes the same checks and steps over the fields (the same errors, nothing allocated).
+ */
+function walkFields(r: Reader, opts: TxDecodeOptions, keep: boolean): ReadFields | null {
   const allowWitness = opts.allowWitness ?? true;
   const version = r.i32le();
+  const inputs: (TxIn & { witness: Uint8Array[] })[] = [];
+  const outputs: TxOut[] = [];
   let flags = 0;
-  let inputs = readInputs(r);
-  let outputs: TxOut[];
-  if (inputs.length === 0 && allowWitness) {
+  let count = walkInputs(r, keep ? inputs : null);
+  if (count === 0 && allowWitness) {
     flags = r.u8();
     if (flags !== 0) {
-      inputs = readInputs(r);
-      outputs = readOutputs(r);
-    } else {
-      outputs = [];
+      count = walkInputs(r, keep ? inputs : null);
+      walkOutputs(r, keep ? outputs : null);
     }
   } else {
-    outputs = readOutputs(r);
+    walkOutputs(r, keep ? outputs : null);
   }
+  let witnessStart: number | null = null;
   if (flags & 1) {
     flags ^= 1;
+    witnessStart = r.offset;
     let any = false;
-    for (const input of inputs) {
-      const count = r.compactSize();
-      for (let i = 0; i < count; i++) input.witness.push(r.varBytes());
-      if (count > 0) any = true;
+    for (let i = 0; i < count; i++) {
+      const items = r.compactSize();
+      for (let k = 0; k < items; k++) {
+        if (keep) inputs[i].witness.push(r.varBytes());
+        else r.skipVarBytes();
+      }
+      if (items > 0) any = true;
     }
     if (!any) throw new DecodeError('invalid', 'superfluous witness record');
   }
+  const witnessEnd = r.offset;
   if (flags) throw new DecodeError('invalid', 'unknown transaction optional data');
   const locktime = r.u32le();
-  return { version, inputs, outputs, locktime };
+  return keep ? { version, inputs, outputs, locktime, witnessStart, witnessEnd } : null;
 }
 
-function readInputs(r: Reader): (TxIn & { witness: Uint8Array[] })[] {
+/** Reads a list of inputs into `into` (or steps over them); how many there were. */
+function walkInputs(r: Reader, into: (TxIn & { witness: Uint8Array[] })[] | null): number {
   const count = r.compactSize();
-  const inputs: (TxIn & { witness: Uint8Array[] })[] = [];
-  // Growing the array per decoded element (rather than allocating `count` up front) keeps a
-  // lying count from causing a huge allocation: each element consumes at least 41 bytes.
+  // Nothing is allocated up front for `count`: a lying count cannot cause a huge allocation, as
+  // each element consumes at least 41 bytes.
   for (let i = 0; i < count; i++) {
+    if (!into) {
+      r.skip(32, 'prevout hash');
+      r.skip(4, 'u32');
+      r.skipVarBytes();
+      r.skip(4, 'u32');
+      continue;
+    }
     const txid = r.bytes(32, 'prevout hash');
     const vout = r.u32le();
     const scriptSig = r.varBytes();
     const sequence = r.u32le();
-    inputs.push({ prevout: { txid, vout }, scriptSig, sequence, witness: [] });
+    into.push({ prevout: { txid, vout }, scriptSig, sequence, witness: [] });
   }
-  return inputs;
+  return count;
 }
 
-function readOutputs(r: Reader): TxOut[] {
+function walkOutputs(r: Reader, into: TxOut[] | null): void {
   const count = r.compactSize();
-  const outputs: TxOut[] = [];
   for (let i = 0; i < count; i++) {
+    if (!into) {
+      r.skip(8, 'i64');
+      r.skipVarBytes();
+      continue;
+    }
     const value = r.i64le();
     const scriptPubKey = r.varBytes();
-    outputs.push({ value, scriptPubKey });
+    into.push({ value, scriptPubKey });
   }
-  return outputs;
 }
 
 export function isNullOutPoint(p: OutPoint): boolean {

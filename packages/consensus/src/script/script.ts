@@ -23,10 +23,19 @@ export class ScriptReader {
   dataEnd = 0;
 
   constructor(
-    readonly script: Uint8Array,
+    public script: Uint8Array,
     start = 0,
   ) {
     this.pos = start;
+  }
+
+  /** Starts over on `script`: a hot caller keeps one reader instead of making one per script. */
+  reset(script: Uint8Array, start = 0): this {
+    this.script = script;
+    this.pos = start;
+    this.opcode = Op.OP_INVALIDOPCODE;
+    this.dataStart = this.dataEnd = 0;
+    return this;
   }
 
   /** Reads the next operation; false at the end of the script or on a truncated push. */

@@ -4,6 +4,9 @@ import { Op, decodeOpN } from './opcodes.ts';
 import { MAX_PUBKEYS_PER_MULTISIG, ScriptReader } from './script.ts';
 import { isPayToScriptHash, isPushOnly, isWitnessProgram } from './standard.ts';
 
+/** The reader legacySigOpCount scans with (it runs for every script of every block twice). */
+const counter = new ScriptReader(new Uint8Array(0));
+
 /**
  * Core's CScript::GetSigOpCount(fAccurate), the sigop count of a script for the block limit: a
  * static scan of the script text, not of what executes. "Accurate" counting credits
@@ -12,7 +15,7 @@ import { isPayToScriptHash, isPushOnly, isWitnessProgram } from './standard.ts';
 export function legacySigOpCount(script: Uint8Array, accurate: boolean): number {
   let n = 0;
   let lastOpcode: number = Op.OP_INVALIDOPCODE;
-  const r = new ScriptReader(script);
+  const r = counter.reset(script);
   while (r.next()) {
     const op = r.opcode;
     if (op === Op.OP_CHECKSIG || op === Op.OP_CHECKSIGVERIFY) {

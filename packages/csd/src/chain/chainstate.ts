@@ -729,14 +729,7 @@ export class Chain {
     // A large cache (the end of a sync, or a full one) goes to the writer thread after this block's
     // records commit; a small one (each block at the tip) is written with them.
     const background = writeCoins && this.coinsCache.size >= this.backgroundWriteCoins;
-    const undo = encodeUndo(plan.undo);
-    const index = entry.encode();
-    const writeRecords = () => {
-      t.undo.put(Buffer.from(entry.hash), undo);
-      opoi.write(entry.hash);
-      t.index.put(Buffer.from(entry.hash), index);
-      this.db.putMeta(TIP_KEY, Buffer.from(entry.hash));
-    };
+    const writeRecords = this.recordsWriter(entry, encodeUndo(plan.undo), opoi);
     // The next block's OPoI rules read the stored OPoI state, so a block that changed it commits.
     if (this.reindexing && !writeCoins && opoi.empty && this.pendingWrites.length < REINDEX_COMMIT_BLOCKS) {
       this.pendingWrites.push(writeRecords);
@@ -790,6 +783,22 @@ export class Chain {
     );
     this.events.emit('connect', { block, entry, undo: plan.undo, opoi: opoi.events, timing });
     return true;
+  }
+
+  /**
+   * Writes the records of a connected block: its undo data, OPoI changes, index entry and the tip.
+   * Made apart from connectTip, whose closures share one context with everything it decoded: a
+   * writer held for the next batched commit keeps alive only what it writes.
+   */
+  private recordsWriter(entry: BlockIndexEntry, undo: Buffer, opoi: OpoiBlockChanges): () => void {
+    const index = entry.encode();
+    return () => {
+      const t = this.db.tables;
+      t.undo.put(Buffer.from(entry.hash), undo);
+      opoi.write(entry.hash);
+      t.index.put(Buffer.from(entry.hash), index);
+      this.db.putMeta(TIP_KEY, Buffer.from(entry.hash));
+    };
   }
 
   /**
