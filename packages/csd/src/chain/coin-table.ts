@@ -92,9 +92,10 @@ export class CoinTable {
     return s < 0 ? undefined : this.valueAt(s);
   }
 
-  /** Stores `state` (1..255) and `value` under `key`, replacing what was there. */
-  set(key: Uint8Array, state: number, value: Uint8Array): void {
+  /** Stores `state` (1..255) and `value` under `key`, replacing what was there; the state it had (0: absent). */
+  set(key: Uint8Array, state: number, value: Uint8Array): number {
     let s = this.lookup(key);
+    const before = s < 0 ? 0 : this.slots[s * SLOT];
     if (s < 0) {
       const load = (this.count + 1) / this.capacity;
       if (load > HARD_LOAD || (load > MAX_LOAD && this.nextCapacity() > this.capacity)) this.grow();
@@ -116,6 +117,7 @@ export class CoinTable {
       this.long.set(latin1(key), new Uint8Array(value));
       this.longBytes += value.length + LONG_OVERHEAD;
     }
+    return before;
   }
 
   /** Changes the state byte of `key`, which is in the table, keeping its value. */
@@ -133,6 +135,18 @@ export class CoinTable {
     this.removeSlot(s);
     this.count--;
     return true;
+  }
+
+  /** Removes `key` if its state is `state`; the state it had (0: absent), in one probe. */
+  deleteIf(key: Uint8Array, state: number): number {
+    const s = this.lookup(key);
+    if (s < 0) return 0;
+    const found = this.slots[s * SLOT];
+    if (found !== state) return found;
+    if (this.slots[s * SLOT + 1] === OVERFLOW) this.dropLong(key);
+    this.removeSlot(s);
+    this.count--;
+    return found;
   }
 
   clear(): void {

@@ -61,8 +61,8 @@ export class CoinsCache {
   /** Records that the coin under the key `k` (read as latin1), which exists, is spent. */
   spend(k: string): void {
     const key = this.keyOf(k);
-    if (this.entries.find(key) === FRESH) this.entries.delete(key);
-    else this.entries.set(key, SPENT, NO_VALUE);
+    // A fresh coin is forgotten; any other is marked for removal from the table.
+    if (this.entries.deleteIf(key, FRESH) !== FRESH) this.entries.set(key, SPENT, NO_VALUE);
   }
 
   /** Records a coin created under the key `k` (read as latin1). */
@@ -70,8 +70,7 @@ export class CoinsCache {
     const key = this.keyOf(k);
     // A key the table may still hold must be overwritten there; only a never-stored coin is fresh.
     // A coin whose removal is being written is fresh too: the table no longer holds it after.
-    const state = this.entries.find(key) === 0 ? FRESH : DIRTY;
-    this.entries.set(key, state, encodeCoinScratch(coin));
+    if (this.entries.set(key, FRESH, encodeCoinScratch(coin)) !== 0) this.entries.setState(key, DIRTY);
   }
 
   /**

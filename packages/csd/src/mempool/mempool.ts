@@ -375,7 +375,10 @@ export class Mempool {
   private readonly onConnect = ({ block, entry: blockEntry }: ChainBlockEvent): void => {
     const confirmed: TrackedTx[] = [];
     const inBlock = new Set<string>();
-    for (const tx of block.txs) {
+    // An empty pool with nothing held back (initial sync, -reindex) has nothing a transaction of
+    // the block could confirm, conflict with or clear: its ids and outpoints are not even built.
+    const touches = this.pool.size > 0 || this.deltas.size > 0 || this.disconnected.length > 0;
+    for (const tx of touches ? block.txs : []) {
       inBlock.add(tx.txidHex);
       const mine = this.pool.get(tx.txidHex);
       if (mine) {
