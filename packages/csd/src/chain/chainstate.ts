@@ -209,7 +209,10 @@ export class Chain {
     // A batch still being written would land in the cleared table.
     this.coinsWriter.settle();
     this.coinsCache.clear();
+    // The set being rebuilt is about as large as the one stored: the cache is sized for it once.
+    const storedCoins = (t.coins.getStats() as { entryCount: number }).entryCount;
     this.db.clearDerived();
+    this.coinsCache.reserve(storedCoins);
     this.opoi.reload();
     this.byHash.clear();
     this.candidates.clear();

@@ -84,3 +84,25 @@ test('a bounded coin table stops growing at its bound, reports itself full, and 
   assert.equal(table.size, n);
   for (let i = 0; i < n; i++) assert.equal(table.find(key(i)), 1, `entry ${i} still found`);
 });
+
+test('a coin table reserved for n entries takes them without growing, keeps what it held, and stays within its bound', () => {
+  const key = (n: number) => {
+    const k = new Uint8Array(KEY_BYTES).fill(n % 253);
+    new DataView(k.buffer).setUint32(32, n);
+    return k;
+  };
+  const value = new Uint8Array(20).fill(9);
+  const table = new CoinTable();
+  for (let i = 0; i < 500; i++) table.set(key(i), 1, value);
+  table.reserve(50_000);
+  const reserved = table.bytes;
+  assert.ok(reserved >= (50_000 / 0.8) * 88, 'room for 50,000 at four fifths full');
+  for (let i = 500; i < 50_000; i++) table.set(key(i), 2, value);
+  assert.equal(table.bytes, reserved, 'no growth while filling');
+  for (let i = 0; i < 50_000; i++) assert.equal(table.find(key(i)), i < 500 ? 1 : 2, `entry ${i}`);
+  table.reserve(10);
+  assert.equal(table.bytes, reserved, 'never shrinks');
+  const bounded = new CoinTable(88 * 3000);
+  bounded.reserve(1_000_000);
+  assert.equal(bounded.bytes, 88 * 3000, 'held to its bound');
+});

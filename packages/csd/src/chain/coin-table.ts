@@ -231,11 +231,24 @@ export class CoinTable {
   }
 
   private grow(): void {
-    const old = this.slots;
-    const oldCapacity = this.capacity;
     // Past HARD_LOAD a bounded table grows anyway: it must never run out of empty slots.
     const next = this.nextCapacity();
-    this.capacity = next > oldCapacity ? next : Math.ceil(oldCapacity * 1.5);
+    this.resize(next > this.capacity ? next : Math.ceil(this.capacity * 1.5));
+  }
+
+  /**
+   * Makes room for `entries` entries at once, as far as the table's bound allows, so that filling
+   * it needs no growth on the way: each growth moves every entry and touches fresh memory.
+   */
+  reserve(entries: number): void {
+    const capacity = Math.min(Math.ceil(entries / MAX_LOAD), Math.floor(this.maxBytes / SLOT));
+    if (capacity > this.capacity) this.resize(capacity);
+  }
+
+  private resize(capacity: number): void {
+    const old = this.slots;
+    const oldCapacity = this.capacity;
+    this.capacity = capacity;
     this.slots = new Uint8Array(this.capacity * SLOT);
     // Slots move as 32-bit words (SLOT is a multiple of 4): a quarter of the copies.
     const from32 = new Int32Array(old.buffer);

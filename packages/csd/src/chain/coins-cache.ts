@@ -46,6 +46,14 @@ export class CoinsCache {
     return this.entries.size;
   }
 
+  /**
+   * Expects about `coins` changes before the next write (a -reindex rebuilding a set of that
+   * size): the cache takes the memory for them now, within its bound, instead of growing to it.
+   */
+  reserve(coins: number): void {
+    this.entries.reserve(coins);
+  }
+
   /** The unspent coin under `key` as of the last applied block, from the cache or the table. */
   get(key: Uint8Array): Coin | undefined {
     // One probe per table: a spent coin's value is empty, and an encoded coin never is.
