@@ -2,12 +2,12 @@
 // (LMDB, UTXO lookups, undo, parallel script checks), per input, against raw single-thread
 // libsecp256k1 verification of the same signatures, all in one run.
 //   node --import tsx bench/chain-connect.ts
-import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
 import { PrecomputedTxData, Transaction, hash160, p2wpkhScript, publicKeyCreate, type TxOut } from '@cs/consensus';
 import type { ConnectTiming } from '../packages/csd/src/chain/events.ts';
 import { nextBlock, openHarness, spendOpTrue } from '../packages/csd/test/chain-harness.ts';
 import { signP2wpkhInput } from '../packages/csd/test/test-key.ts';
+import { native } from './lib/raw-verify.ts';
 import { median } from './lib/stats.ts';
 
 const INPUTS = 2000;
@@ -118,8 +118,6 @@ async function measure(threads: number): Promise<Measured> {
     await h.close();
   }
 }
-
-const native = createRequire(import.meta.url)('secp256k1/bindings') as { ecdsaVerify(s: Uint8Array, m: Uint8Array, p: Uint8Array): boolean };
 
 /** One pass of bare libsecp256k1 verification over the signatures, in µs per signature. */
 function rawVerify(triples: readonly Signed[]): number {

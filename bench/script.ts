@@ -15,7 +15,6 @@
  * Run: node --import tsx bench/script.ts
  */
 import { hash } from 'node:crypto';
-import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import { hash160, ripemd160 } from '../packages/consensus/src/crypto/hash.ts';
 import { publicKeyCreate } from '../packages/consensus/src/crypto/secp256k1.ts';
@@ -25,13 +24,10 @@ import { verifyInput } from '../packages/consensus/src/script/interpreter.ts';
 import { PrecomputedTxData } from '../packages/consensus/src/script/sighash.ts';
 import { p2pkhScript, p2wpkhScript } from '../packages/consensus/src/script/standard.ts';
 import { signP2wpkhInput } from '../packages/csd/test/test-key.ts';
+import { native } from './lib/raw-verify.ts';
 
 const INPUTS = 600;
 const ROUNDS = 31;
-
-interface NativeVerify {
-  ecdsaVerify(sig64: Uint8Array, msg32: Uint8Array, pubkey: Uint8Array): boolean;
-}
 
 function buildSignedTx(): { tx: Transaction; spent: TxOut[]; triples: [Uint8Array, Uint8Array, Uint8Array][] } {
   const keys = Array.from({ length: INPUTS }, (_, i) => {
@@ -96,7 +92,6 @@ export interface ScriptBench {
 }
 
 export async function benchScript(): Promise<ScriptBench> {
-  const native = createRequire(import.meta.url)('secp256k1/bindings') as NativeVerify;
   const { tx, spent, triples } = buildSignedTx();
 
   const viaInterpreter = (): number => {

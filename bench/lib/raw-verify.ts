@@ -7,7 +7,10 @@ import { fileURLToPath } from 'node:url';
 import { ecdsaSign, publicKeyCreate, sha256 } from '@cs/consensus';
 import { median } from './stats.ts';
 
-const native = createRequire(import.meta.url)('secp256k1/bindings') as { ecdsaVerify(s: Uint8Array, m: Uint8Array, p: Uint8Array): boolean };
+/** libsecp256k1's verify through the secp256k1 package's bindings, with nothing of ours around it. */
+export const native = createRequire(import.meta.url)('secp256k1/bindings') as {
+  ecdsaVerify(sig64: Uint8Array, msg32: Uint8Array, pubkey: Uint8Array): boolean;
+};
 
 /**
  * Verifications per second over 2,000 signatures, as the chain's inputs carry: the median of 11
