@@ -19,8 +19,8 @@ const PARALLEL_MIN_BYTES = 64 * 41;
 const PACKET_INPUTS = 64;
 
 /**
- * The workers' young generation (MiB): V8 then gives each of its two halves 32 MiB, twice its
- * default of 48 MiB gives. A worker allocates all the time (each block decoded, each signature
+ * The workers' young generation (MiB): each of its two halves gets 32 MiB, where V8's default
+ * (48 MiB) gives 16. A worker allocates all the time (each block decoded, each signature
  * hash) while what it decoded lives for a block or two, so at the default it is collected several
  * times a second, each collection copying the blocks then live. In 3 of 9 measured -reindex runs
  * of 500 blocks those collections took 15-30 ms and promoted most of what they copied (2.4-2.9 s
