@@ -197,9 +197,10 @@ export class Chain {
     const t = this.db.tables;
     const headers = new Map<string, Uint8Array>();
     const children = new Map<string, string[]>();
-    for (const { key, value } of t.blocks.getRange({})) {
-      // The header is the block's prefix; decoding it alone keeps the first pass cheap.
-      const header = BlockHeader.read(new Reader(value));
+    for (const key of t.blocks.getKeys({})) {
+      // The header is the block's prefix, read in place (the view lasts until the next read): the
+      // first pass copies no block, where reading the values would copy every stored block once.
+      const header = BlockHeader.read(new Reader(t.blocks.getBinaryFast(key)!));
       headers.set(header.hashHex, key);
       const prev = hashToHex(header.prevHash);
       const list = children.get(prev);
