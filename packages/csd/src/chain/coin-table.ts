@@ -5,17 +5,21 @@ import { latin1 } from './coins.ts';
 export const KEY_BYTES = 36;
 
 /**
- * Slot layout: state (0 when empty), value length (or OVERFLOW), key, value. 50 value bytes hold
- * the encoded coin of every standard output up to a 34-byte script (P2WSH, P2TR) at any amount
- * and height; longer values (bare multisig, uncompressed P2PK) live in a map beside the table.
+ * Slot layout: key, state (0 when empty), value length (or OVERFLOW), value. The key comes first
+ * so that its nine 32-bit words are aligned: probes hash and compare words, not bytes. 50 value
+ * bytes hold the encoded coin of every standard output up to a 34-byte script (P2WSH, P2TR) at
+ * any amount and height; longer values (bare multisig, uncompressed P2PK) live in a map beside
+ * the table.
  */
 const SLOT = 88;
-const KEY_AT = 2;
-const VALUE_AT = KEY_AT + KEY_BYTES;
+const STATE_AT = KEY_BYTES;
+const LENGTH_AT = STATE_AT + 1;
+const VALUE_AT = LENGTH_AT + 1;
 const VALUE_MAX = SLOT - VALUE_AT;
 const OVERFLOW = 0xff;
-/** A slot in 32-bit words. */
+/** A slot, and a key, in 32-bit words. */
 const WORDS = SLOT / 4;
+const KEY_WORDS = KEY_BYTES / 4;
 /** Heap held by a long value beyond its bytes: its key string, the array object, the map slot. */
 const LONG_OVERHEAD = 160;
 
@@ -46,12 +50,17 @@ const HARD_LOAD = 0.95;
  */
 export class CoinTable {
   private slots: Uint8Array;
+  /** The same memory as 32-bit words. */
+  private words: Int32Array;
   private capacity: number;
   private count = 0;
   /** Values too long for a slot, under their key read as latin1. */
   private readonly long = new Map<string, Uint8Array>();
   private longBytes = 0;
   private readonly seed = randomBytes(4).readUInt32LE(0);
+  /** The key of the operation under way: copied in once, then hashed and compared as words. */
+  private readonly key32 = new Int32Array(KEY_WORDS);
+  private readonly key8 = new Uint8Array(this.key32.buffer);
 
   private readonly maxBytes: number;
 
@@ -64,6 +73,7 @@ export class CoinTable {
     this.maxBytes = Math.min(maxBytes, MAX_BYTES);
     this.capacity = MIN_CAPACITY;
     this.slots = new Uint8Array(this.capacity * SLOT);
+    this.words = new Int32Array(this.slots.buffer);
   }
 
   /**
@@ -87,7 +97,7 @@ export class CoinTable {
   /** The slot's state byte for `key` (0 when absent); its value is then read with `value`. */
   find(key: Uint8Array): number {
     const s = this.lookup(key);
-    return s < 0 ? 0 : this.slots[s * SLOT];
+    return s < 0 ? 0 : this.slots[s * SLOT + STATE_AT];
   }
 
   /**
@@ -102,24 +112,29 @@ export class CoinTable {
   /** Stores `state` (1..255) and `value` under `key`, replacing what was there; the state it had (0: absent). */
   set(key: Uint8Array, state: number, value: Uint8Array): number {
     let s = this.lookup(key);
-    const before = s < 0 ? 0 : this.slots[s * SLOT];
+    let before = 0;
     if (s < 0) {
       const load = (this.count + 1) / this.capacity;
-      if (load > HARD_LOAD || (load > MAX_LOAD && this.nextCapacity() > this.capacity)) this.grow();
-      s = this.emptySlotFor(key, 0);
-      const base = s * SLOT + KEY_AT;
-      for (let i = 0; i < KEY_BYTES; i++) this.slots[base + i] = key[i];
+      if (load > HARD_LOAD || (load > MAX_LOAD && this.nextCapacity() > this.capacity)) {
+        this.grow();
+        s = this.emptySlot(this.home(this.key32, 0));
+      } else {
+        s = -1 - s;
+      }
+      const words = this.words;
+      for (let i = 0, w = s * WORDS; i < KEY_WORDS; i++) words[w + i] = this.key32[i];
       this.count++;
-    } else if (this.slots[s * SLOT + 1] === OVERFLOW) {
-      this.dropLong(key);
+    } else {
+      before = this.slots[s * SLOT + STATE_AT];
+      if (this.slots[s * SLOT + LENGTH_AT] === OVERFLOW) this.dropLong(key);
     }
     const at = s * SLOT;
-    this.slots[at] = state;
+    this.slots[at + STATE_AT] = state;
     if (value.length <= VALUE_MAX) {
-      this.slots[at + 1] = value.length;
+      this.slots[at + LENGTH_AT] = value.length;
       this.slots.set(value, at + VALUE_AT);
     } else {
-      this.slots[at + 1] = OVERFLOW;
+      this.slots[at + LENGTH_AT] = OVERFLOW;
       // A copy even when `value` is a Buffer, whose slice() would share the caller's memory.
       this.long.set(latin1(key), new Uint8Array(value));
       this.longBytes += value.length + LONG_OVERHEAD;
@@ -131,14 +146,14 @@ export class CoinTable {
   setState(key: Uint8Array, state: number): void {
     const s = this.lookup(key);
     if (s < 0) throw new Error('setState of a key the table does not hold');
-    this.slots[s * SLOT] = state;
+    this.slots[s * SLOT + STATE_AT] = state;
   }
 
   /** Removes `key`; whether it was there. */
   delete(key: Uint8Array): boolean {
     const s = this.lookup(key);
     if (s < 0) return false;
-    if (this.slots[s * SLOT + 1] === OVERFLOW) this.dropLong(key);
+    if (this.slots[s * SLOT + LENGTH_AT] === OVERFLOW) this.dropLong(key);
     this.removeSlot(s);
     this.count--;
     return true;
@@ -148,9 +163,9 @@ export class CoinTable {
   deleteIf(key: Uint8Array, state: number): number {
     const s = this.lookup(key);
     if (s < 0) return 0;
-    const found = this.slots[s * SLOT];
+    const found = this.slots[s * SLOT + STATE_AT];
     if (found !== state) return found;
-    if (this.slots[s * SLOT + 1] === OVERFLOW) this.dropLong(key);
+    if (this.slots[s * SLOT + LENGTH_AT] === OVERFLOW) this.dropLong(key);
     this.removeSlot(s);
     this.count--;
     return found;
@@ -158,7 +173,10 @@ export class CoinTable {
 
   clear(): void {
     if (this.capacity === MIN_CAPACITY) this.slots.fill(0);
-    else this.slots = new Uint8Array(MIN_CAPACITY * SLOT);
+    else {
+      this.slots = new Uint8Array(MIN_CAPACITY * SLOT);
+      this.words = new Int32Array(this.slots.buffer);
+    }
     this.capacity = MIN_CAPACITY;
     this.count = 0;
     this.long.clear();
@@ -172,8 +190,8 @@ export class CoinTable {
   forEach(visit: (key: Uint8Array, state: number, value: Uint8Array) => void): void {
     for (let s = 0; s < this.capacity; s++) {
       const at = s * SLOT;
-      const state = this.slots[at];
-      if (state !== 0) visit(this.slots.subarray(at + KEY_AT, at + VALUE_AT), state, this.valueAt(s));
+      const state = this.slots[at + STATE_AT];
+      if (state !== 0) visit(this.slots.subarray(at, at + KEY_BYTES), state, this.valueAt(s));
     }
   }
 
@@ -185,33 +203,37 @@ export class CoinTable {
 
   private valueAt(s: number): Uint8Array {
     const at = s * SLOT;
-    const len = this.slots[at + 1];
-    if (len === OVERFLOW) return this.long.get(latin1(this.slots.subarray(at + KEY_AT, at + VALUE_AT)))!;
+    const len = this.slots[at + LENGTH_AT];
+    if (len === OVERFLOW) return this.long.get(latin1(this.slots.subarray(at, at + KEY_BYTES)))!;
     return this.slots.subarray(at + VALUE_AT, at + VALUE_AT + len);
   }
 
-  /** The slot holding `key`, or -1. */
+  /**
+   * The slot holding `key`; when it is absent, -1 - the empty slot that ends its probe run (where
+   * it would go). Leaves the key in `key32`.
+   */
   private lookup(key: Uint8Array): number {
+    if (key.length !== KEY_BYTES) throw new RangeError(`a coin key has ${KEY_BYTES} bytes, not ${key.length}`);
+    const k = this.key32;
+    this.key8.set(key);
+    const k0 = k[0];
     const slots = this.slots;
-    for (let s = this.home(key, 0); ; s = s + 1 === this.capacity ? 0 : s + 1) {
-      const at = s * SLOT;
-      if (slots[at] === 0) return -1;
-      if (this.keyAt(at, key)) return s;
+    const words = this.words;
+    const capacity = this.capacity;
+    for (let s = this.home(k, 0); ; s = s + 1 === capacity ? 0 : s + 1) {
+      if (slots[s * SLOT + STATE_AT] === 0) return -1 - s;
+      const w = s * WORDS;
+      if (words[w] !== k0) continue;
+      let i = 1;
+      while (i < KEY_WORDS && words[w + i] === k[i]) i++;
+      if (i === KEY_WORDS) return s;
     }
   }
 
-  /** The first empty slot of the probe run of the key at `from` in `bytes`. */
-  private emptySlotFor(bytes: Uint8Array, from: number): number {
-    let s = this.home(bytes, from);
-    while (this.slots[s * SLOT] !== 0) s = s + 1 === this.capacity ? 0 : s + 1;
+  /** The first empty slot from slot `s` on. */
+  private emptySlot(s: number): number {
+    while (this.slots[s * SLOT + STATE_AT] !== 0) s = s + 1 === this.capacity ? 0 : s + 1;
     return s;
-  }
-
-  private keyAt(at: number, key: Uint8Array): boolean {
-    const slots = this.slots;
-    const base = at + KEY_AT;
-    for (let i = 0; i < KEY_BYTES; i++) if (slots[base + i] !== key[i]) return false;
-    return true;
   }
 
   /**
@@ -221,15 +243,15 @@ export class CoinTable {
   private removeSlot(s: number): void {
     const slots = this.slots;
     let gap = s;
-    for (let j = s + 1 === this.capacity ? 0 : s + 1; slots[j * SLOT] !== 0; j = j + 1 === this.capacity ? 0 : j + 1) {
-      const home = this.home(slots, j * SLOT + KEY_AT);
+    for (let j = s + 1 === this.capacity ? 0 : s + 1; slots[j * SLOT + STATE_AT] !== 0; j = j + 1 === this.capacity ? 0 : j + 1) {
+      const home = this.home(this.words, j * WORDS);
       // The entry at j may move to the gap unless its home lies cyclically in (gap, j].
       const stays = gap <= j ? gap < home && home <= j : gap < home || home <= j;
       if (stays) continue;
       slots.copyWithin(gap * SLOT, j * SLOT, j * SLOT + SLOT);
       gap = j;
     }
-    slots[gap * SLOT] = 0;
+    slots[gap * SLOT + STATE_AT] = 0;
   }
 
   /** The size the table grows to next: half as large again, within its bound. */
@@ -255,30 +277,29 @@ export class CoinTable {
 
   private resize(capacity: number): void {
     const old = this.slots;
+    const from32 = this.words;
     const oldCapacity = this.capacity;
     this.capacity = capacity;
     this.slots = new Uint8Array(this.capacity * SLOT);
-    // Slots move as 32-bit words (SLOT is a multiple of 4): a quarter of the copies.
-    const from32 = new Int32Array(old.buffer);
-    const to32 = new Int32Array(this.slots.buffer);
+    this.words = new Int32Array(this.slots.buffer);
+    const to32 = this.words;
+    // Word indexes by multiplication: byte offsets pass 2^31 in a table over 2 GiB.
     for (let s = 0; s < oldCapacity; s++) {
-      const at = s * SLOT;
-      if (old[at] === 0) continue;
-      // Word indexes by multiplication: byte offsets pass 2^31 in a table over 2 GiB.
-      const to = this.emptySlotFor(old, at + KEY_AT) * WORDS;
-      for (let i = 0, w = s * WORDS; i < WORDS; i++) to32[to + i] = from32[w + i];
+      if (old[s * SLOT + STATE_AT] === 0) continue;
+      const w = s * WORDS;
+      const to = this.emptySlot(this.home(from32, w)) * WORDS;
+      for (let i = 0; i < WORDS; i++) to32[to + i] = from32[w + i];
     }
   }
 
   /**
-   * Where the probe run of the key at `from` in `bytes` starts: a seeded mix of its nine 32-bit
-   * words, scaled to the capacity.
+   * Where the probe run of the key whose words start at `from` in `words` starts: a seeded mix of
+   * its nine words, scaled to the capacity.
    */
-  private home(bytes: Uint8Array, from: number): number {
+  private home(words: Int32Array, from: number): number {
     let h = this.seed;
-    for (let i = from; i < from + KEY_BYTES; i += 4) {
-      const w = bytes[i] | (bytes[i + 1] << 8) | (bytes[i + 2] << 16) | (bytes[i + 3] << 24);
-      h = Math.imul(h ^ w, 0x5bd1e995);
+    for (let i = from; i < from + KEY_WORDS; i++) {
+      h = Math.imul(h ^ words[i], 0x5bd1e995);
       h ^= h >>> 15;
     }
     h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
