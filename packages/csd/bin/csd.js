@@ -1,4 +1,8 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S node --max-semi-space-size=32
+// The connecting thread allocates all the time while each block's objects live for a block or two:
+// twice V8's default young generation halves its collections during a sync or -reindex (see
+// docs/protocol.md "Sync at scale"). Node takes it only on its command line; programs that spawn
+// csd read it from this line (src/launch/node-argv.ts).
 // Runs the TypeScript sources directly: tsx compiles them on load, so there is no build step.
 import { register } from 'tsx/esm/api';
 

@@ -6,6 +6,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { nodeArgv } from '../src/launch/node-argv.ts';
 
 export const CSD_BIN = fileURLToPath(new URL('../bin/csd.js', import.meta.url));
 export const CLI_BIN = fileURLToPath(new URL('../bin/cs-cli.js', import.meta.url));
@@ -149,7 +150,7 @@ export class Daemon {
     if (!this.p2pPort) this.p2pPort = await freePort();
     this.stdout = '';
     this.stderr = '';
-    const proc = spawn(process.execPath, [CSD_BIN, ...this.baseArgs(), ...(this.opts.args ?? []), ...extraArgs], {
+    const proc = spawn(process.execPath, [...nodeArgv(CSD_BIN), ...this.baseArgs(), ...(this.opts.args ?? []), ...extraArgs], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     this.proc = proc;

@@ -7,6 +7,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync } from 'node:fs';
+import { nodeArgv } from '@cs/csd/src/launch/node-argv.ts';
 import type { Network } from '../network/network.ts';
 import type { Program } from '../programs/programs.ts';
 import { cmdlineOf, type RecordedProcess, removePidFile, writePidFile } from './pid-file.ts';
@@ -53,7 +54,7 @@ export class Supervisor {
   }
 
   start(program: Program): void {
-    const argv = [process.execPath, program.bin, ...program.args(this.net)];
+    const argv = [process.execPath, ...nodeArgv(program.bin), ...program.args(this.net)];
     mkdirSync(this.net.path('logs'), { recursive: true });
     const log = openSync(this.net.logFile(program.name), 'a');
     let child: ChildProcess;
