@@ -22,10 +22,13 @@ const SHORT_MESSAGE = 192;
  */
 const staging = new Uint8Array(new ArrayBuffer(SHORT_MESSAGE));
 
+/** A view of `staging` for each message length, made once instead of per hash. */
+const stagingViews = Array.from({ length: SHORT_MESSAGE + 1 }, (_, n) => staging.subarray(0, n));
+
 function staged(data: Uint8Array): Uint8Array {
   if (data.length > SHORT_MESSAGE) return data;
   staging.set(data);
-  return staging.subarray(0, data.length);
+  return stagingViews[data.length];
 }
 
 type WasmHasher = typeof wasmRipemd160;

@@ -136,10 +136,19 @@ function writeScriptCodeWithoutSeparators(w: Writer, script: Uint8Array): void {
 let scratch = new Uint8Array(1024);
 let scratchView = new DataView(scratch.buffer);
 
+/** The last preimage view handed to the hash: inputs of one kind all make the same length. */
+let preimage = scratch.subarray(0, 0);
+
 function scratchFor(size: number): void {
   if (scratch.length >= size) return;
   scratch = new Uint8Array(size * 2);
   scratchView = new DataView(scratch.buffer);
+}
+
+/** scratch[0, length), as a view reused while the length and the buffer stay the same. */
+function preimageOf(length: number): Uint8Array {
+  if (preimage.length !== length || preimage.buffer !== scratch.buffer) preimage = scratch.subarray(0, length);
+  return preimage;
 }
 
 /**
@@ -186,7 +195,7 @@ export function witnessV0SignatureHash(
   put(buf, outputs, o + 12);
   view.setUint32(o + 44, tx.locktime, true);
   view.setInt32(o + 48, hashType, true);
-  return sha256d(buf.subarray(0, o + 52));
+  return sha256d(preimageOf(o + 52));
 }
 
 /** buf.set(src, offset) for the short pieces of a preimage, where set()'s call costs more than the copy. */
