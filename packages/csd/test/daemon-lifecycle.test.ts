@@ -6,7 +6,7 @@ import { connect } from 'node:net';
 import { join } from 'node:path';
 import { Transaction, fromHex, toHex } from '@cs/consensus';
 import { ChainDatabase, SCHEMA_VERSION } from '../src/storage/database.ts';
-import { CLI_BIN, CSD_BIN, Daemon, RpcCallError, freePort } from './daemon.ts';
+import { CLI_BIN, CSD_ARGV, Daemon, RpcCallError, freePort } from './daemon.ts';
 import { TestKey } from './test-key.ts';
 
 test('csd starts, refuses a second instance on the same data directory, stops cleanly and restarts on the same tip', async () => {
@@ -18,7 +18,7 @@ test('csd starts, refuses a second instance on the same data directory, stops cl
     assert.equal(hashes.length, 5);
 
     // A second daemon on the same directory exits at once with Core's message; the first keeps serving.
-    const second = spawnSync(process.execPath, [CSD_BIN, ...d.baseArgs(), '-rpcport=1'], { encoding: 'utf8', timeout: 60_000 });
+    const second = spawnSync(process.execPath, [...CSD_ARGV, ...d.baseArgs(), '-rpcport=1'], { encoding: 'utf8', timeout: 60_000 });
     assert.equal(second.status, 1);
     assert.match(second.stderr, /Cannot obtain a lock on data directory .*regtest\. csd is probably already running\./);
     assert.equal(await d.call('getblockcount'), 5);
@@ -75,14 +75,14 @@ test('a malformed or unknown option fails at start naming the option', async () 
   const d = new Daemon();
   try {
     d.rpcPort = await freePort();
-    const unknown = spawnSync(process.execPath, [CSD_BIN, ...d.baseArgs(), '-nosuchoption=1'], { encoding: 'utf8' });
+    const unknown = spawnSync(process.execPath, [...CSD_ARGV, ...d.baseArgs(), '-nosuchoption=1'], { encoding: 'utf8' });
     assert.equal(unknown.status, 1);
     assert.match(unknown.stderr, /nosuchoption/);
-    const bad = spawnSync(process.execPath, [CSD_BIN, ...d.baseArgs(), '-rpcratelimit=lots'], { encoding: 'utf8' });
+    const bad = spawnSync(process.execPath, [...CSD_ARGV, ...d.baseArgs(), '-rpcratelimit=lots'], { encoding: 'utf8' });
     assert.equal(bad.status, 1);
     assert.match(bad.stderr, /rpcratelimit/);
     writeFileSync(join(d.datadir, 'cs.conf'), 'regtest=1\n[regtest]\nrpcport=notaport\n');
-    const conf = spawnSync(process.execPath, [CSD_BIN, `-datadir=${d.datadir}`], { encoding: 'utf8' });
+    const conf = spawnSync(process.execPath, [...CSD_ARGV, `-datadir=${d.datadir}`], { encoding: 'utf8' });
     assert.equal(conf.status, 1);
     assert.match(conf.stderr, /rpcport.*line 3/);
   } finally {

@@ -9,6 +9,8 @@ import { fileURLToPath } from 'node:url';
 import { nodeArgv } from '../src/launch/node-argv.ts';
 
 export const CSD_BIN = fileURLToPath(new URL('../bin/csd.js', import.meta.url));
+/** Node's arguments that start csd as its users' `csd` does: the shebang's options, then the script. */
+export const CSD_ARGV = nodeArgv(CSD_BIN);
 export const CLI_BIN = fileURLToPath(new URL('../bin/cs-cli.js', import.meta.url));
 
 /** Whether a loopback listener can take `port` now. */
@@ -150,7 +152,7 @@ export class Daemon {
     if (!this.p2pPort) this.p2pPort = await freePort();
     this.stdout = '';
     this.stderr = '';
-    const proc = spawn(process.execPath, [...nodeArgv(CSD_BIN), ...this.baseArgs(), ...(this.opts.args ?? []), ...extraArgs], {
+    const proc = spawn(process.execPath, [...CSD_ARGV, ...this.baseArgs(), ...(this.opts.args ?? []), ...extraArgs], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     this.proc = proc;
