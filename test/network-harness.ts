@@ -6,7 +6,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { readEnvFile } from '@cs/bridge/src/config/env.ts';
+import { readEnvFile } from '@cs/bridge/setup';
 import { RpcClient } from '@cs/client';
 import type { Stage } from '../packages/cs-bridge/src/store/store.ts';
 import { STAGES } from '../packages/cs-bridge/test/bridge-harness.ts';

@@ -17,6 +17,7 @@ export * from './address/address.ts';
 export * from './address/wif.ts';
 export * from './pow/index.ts';
 export * from './params/genesis.ts';
+export * from './params/network-defaults.ts';
 export * from './params/networks.ts';
 export * from './validation/errors.ts';
 export * from './validation/limits.ts';

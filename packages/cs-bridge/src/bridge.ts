@@ -4,7 +4,7 @@
  * order; stopped in reverse.
  */
 import { join } from 'node:path';
-import { DataDirLockedError, lockDataDir, type DataDirLock } from '@cs/csd/src/datadir/lock.ts';
+import { DataDirLockedError, lockDataDir, type DataDirLock } from '@cs/runtime/datadir';
 import { RpcClient } from '@cs/client';
 import type { Logger } from 'pino';
 import type { BridgeConfig } from './config/env.ts';

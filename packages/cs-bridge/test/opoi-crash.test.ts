@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { createHash, randomUUID } from 'node:crypto';
 import { after, before, test } from 'node:test';
-import { amountFromValue } from '@cs/csd/src/rpc/amount.ts';
+import { amountFromValue } from '@cs/runtime/amount';
 import { externalAddress, receivedTotal } from '../../cs-pool/test/pool-harness.ts';
 import { BridgeProcess, type Chain, OpoiMiner, eventually, fundedAddress, startChain } from './bridge-harness.ts';
 

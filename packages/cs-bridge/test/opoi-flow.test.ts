@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { spawn } from 'node:child_process';
 import { after, before, test } from 'node:test';
 import { REGTEST } from '@cs/consensus';
-import { amountFromValue } from '@cs/csd/src/rpc/amount.ts';
+import { amountFromValue } from '@cs/runtime/amount';
 import { externalAddress, receivedTotal } from '../../cs-pool/test/pool-harness.ts';
 import {
   API_KEY,

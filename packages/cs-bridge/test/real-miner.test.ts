@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { amountFromValue } from '@cs/csd/src/rpc/amount.ts';
+import { amountFromValue } from '@cs/runtime/amount';
 import { externalAddress, receivedTotal } from '../../cs-pool/test/pool-harness.ts';
 import { tinyLlamaGguf } from '../../cs-miner/src/gguf/tiny-llama.ts';
 import { MinerProcess } from '../../cs-miner/test/miner-process.ts';

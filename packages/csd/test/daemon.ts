@@ -6,7 +6,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { nodeArgv } from '../src/launch/node-argv.ts';
+import { nodeArgv } from '@cs/runtime/launch';
 
 export const CSD_BIN = fileURLToPath(new URL('../bin/csd.js', import.meta.url));
 /** Node's arguments that start csd as its users' `csd` does: the shebang's options, then the script. */

@@ -3,7 +3,7 @@
 // REST benchmark. Whole-daemon REST tests use test/daemon.ts instead.
 import { AddressIndex } from '../src/indexes/address-index.ts';
 import { TransactionIndex } from '../src/indexes/tx-index.ts';
-import { MetricsRegistry } from '../src/metrics/registry.ts';
+import { MetricsRegistry } from '@cs/runtime/metrics';
 import type { NodeContext } from '../src/node/context.ts';
 import { REST_PREFIX, createRestHandler, type RestOptions } from '../src/rest/handler.ts';
 import { silentLogger } from '../src/rpc/logger.ts';

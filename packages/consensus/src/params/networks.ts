@@ -3,19 +3,15 @@ import type { Block } from '../primitives/block.ts';
 import { EQUIHASH_48_5, ZELHASH, type EquihashParams } from '../pow/equihash-params.ts';
 import { COIN } from '../validation/limits.ts';
 import { createGenesisBlock, type GenesisFields } from './genesis.ts';
-
-export type NetworkName = 'main' | 'test' | 'regtest';
+import { NETWORK_DEFAULTS, type NetworkDefaults, type NetworkName } from './network-defaults.ts';
 
 /**
  * Everything that differs between networks, in one place: code asks the network, never
  * hard-codes. The values and their reasons are written out in docs/protocol.md.
  */
-export interface ChainParams {
-  readonly name: NetworkName;
+export interface ChainParams extends NetworkDefaults {
   /** P2P message start bytes. */
   readonly magic: Uint8Array;
-  readonly p2pPort: number;
-  readonly rpcPort: number;
   readonly address: AddressPrefixes;
   /** BIP32 extended key version bytes (xpub/xprv on main, tpub/tprv elsewhere). */
   readonly bip32: { readonly public: number; readonly private: number };
@@ -37,8 +33,6 @@ export interface ChainParams {
   readonly initialSubsidy: bigint;
   readonly halvingInterval: number;
   readonly coinbaseMaturity: number;
-  /** Whether the mempool enforces standardness (Core: -acceptnonstdtxn default). */
-  readonly requireStandard: boolean;
   /** Regtest only: generatetoaddress and friends. */
   readonly mineBlocksOnDemand: boolean;
   /** Proof-of-inference windows, fees and stakes (docs/protocol.md, OPoI). */
@@ -105,11 +99,8 @@ const GENESIS_REGTEST: GenesisFields = {
 const TEST_ADDRESSES = { pubkeyHash: 0x57, scriptHash: 0x7d, wif: 0xef };
 
 export const MAIN: ChainParams = params({
-  name: 'main',
+  ...NETWORK_DEFAULTS.main,
   magic: Uint8Array.of(0xc5, 0x73, 0xa1, 0x7e),
-  p2pPort: 16125,
-  // The interface document's port, on every network: run two networks at once with -rpcport.
-  rpcPort: 16180,
   address: { pubkeyHash: 0x1c, scriptHash: 0x3f, wif: 0x9c, bech32: 'cs' },
   bip32: { public: 0x0488b21e, private: 0x0488ade4 },
   coinType: 1618,
@@ -125,7 +116,6 @@ export const MAIN: ChainParams = params({
   initialSubsidy: INITIAL_SUBSIDY,
   halvingInterval: 840_000,
   coinbaseMaturity: 100,
-  requireStandard: true,
   mineBlocksOnDemand: false,
   opoi: {
     minStake: 100n * COIN,
@@ -145,24 +135,21 @@ export const MAIN: ChainParams = params({
 
 export const TEST: ChainParams = params({
   ...MAIN,
-  name: 'test',
+  ...NETWORK_DEFAULTS.test,
   magic: Uint8Array.of(0xc5, 0x74, 0xe5, 0x11),
-  p2pPort: 26125,
   address: { ...TEST_ADDRESSES, bech32: 'tcs' },
   bip32: { public: 0x043587cf, private: 0x04358394 },
   coinType: 1,
   // As Zcash testnet: 0x07ffff..ff, compact 0x2007ffff.
   powLimit: (1n << 251n) - 1n,
   powLimitBits: 0x2007ffff,
-  requireStandard: false,
   genesisFields: GENESIS_TEST,
 });
 
 export const REGTEST: ChainParams = params({
   ...TEST,
-  name: 'regtest',
+  ...NETWORK_DEFAULTS.regtest,
   magic: Uint8Array.of(0xc5, 0x72, 0x9e, 0x5a),
-  p2pPort: 36125,
   address: { ...TEST_ADDRESSES, bech32: 'csrt' },
   equihash: EQUIHASH_48_5,
   // As Zcash regtest: 0x0f0f0f..0f, compact 0x200f0f0f.
@@ -171,7 +158,6 @@ export const REGTEST: ChainParams = params({
   noRetarget: true,
   maxFutureBlockTime: 7200,
   halvingInterval: 150,
-  requireStandard: true,
   mineBlocksOnDemand: true,
   opoi: {
     ...TEST.opoi,

@@ -7,12 +7,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
-import { RpcError } from '@cs/client';
-import { amountFromValue } from '@cs/csd/src/rpc/amount.ts';
+import { pickRequester, promptHash as hashOfPrompt, RpcError } from '@cs/client';
+import { amountFromValue } from '@cs/runtime/amount';
 import { rpcClientFor } from '../bridge.ts';
 import { ConfigError, DEFAULT_RPC_URL, mergedValues } from '../config/env.ts';
 import { describeNodeError } from '../node/node-check.ts';
-import { sha256Hex } from '../opoi/engine.ts';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -51,7 +50,7 @@ export async function runAsk(envFile: string, argv: string[], out: NodeJS.Writab
   const apiKey = flags['api-key'] ?? env.OPOI_REQUESTER_API_KEY ?? '';
   if (apiKey === '') throw new ConfigError('no API key: set OPOI_REQUESTER_API_KEY in the env file or pass --api-key');
   const pollMs = Number(flags['poll-ms']);
-  const promptHash = sha256Hex(prompt);
+  const promptHash = hashOfPrompt(prompt);
   let requestId = flags['request-id']?.toLowerCase() ?? null;
 
   const onInterrupt = () => {
@@ -68,6 +67,7 @@ export async function runAsk(envFile: string, argv: string[], out: NodeJS.Writab
     let requestTxid: string | null = null;
     if (requestId === null) {
       const requester = flags.requester ?? (await pickRequester(rpc, payment + BigInt(maxTokens) * feePerToken));
+      if (requester === null) throw new ConfigError('no wallet address holds enough confirmed coins for the escrow; fund one, or pass --requester');
       requestId = randomUUID();
       const r = await rpc.call('submitopoirequest', [
         requestId,
@@ -138,20 +138,4 @@ export async function runAsk(envFile: string, argv: string[], out: NodeJS.Writab
     process.off('SIGINT', onInterrupt);
     rpc.close();
   }
-}
-
-/** The wallet address whose confirmed coins best cover the escrow: the REQUEST spends the requester's own coins. */
-export async function pickRequester(rpc: ReturnType<typeof rpcClientFor>, escrow: bigint): Promise<string> {
-  const coins = await rpc.call('listunspent', [1]);
-  // Staked addresses' coins pay their commits and reveals: leave them to the miner.
-  const staked = new Set((await rpc.call('listopoistakes')).map((s) => s.miner_address));
-  const byAddress = new Map<string, bigint>();
-  for (const c of coins) {
-    if (!c.spendable || c.opoi_collateral || !c.address || staked.has(c.address)) continue;
-    byAddress.set(c.address, (byAddress.get(c.address) ?? 0n) + amountFromValue(c.amount));
-  }
-  const best = [...byAddress].sort((a, b) => (b[1] > a[1] ? 1 : b[1] < a[1] ? -1 : 0))[0];
-  if (!best || best[1] <= escrow)
-    throw new ConfigError('no wallet address holds enough confirmed coins for the escrow; fund one, or pass --requester');
-  return best[0];
 }

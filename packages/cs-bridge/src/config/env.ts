@@ -7,8 +7,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseEnv } from 'node:util';
-import { amountFromValue } from '@cs/csd/src/rpc/amount.ts';
-import { splitHostPort } from '@cs/csd/src/config/validators.ts';
+import { amountFromValue } from '@cs/runtime/amount';
+import { splitHostPort } from '@cs/runtime/config';
 
 export interface VariableSpec {
   readonly name: string;

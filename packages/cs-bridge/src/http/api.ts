@@ -5,7 +5,7 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { RateLimiter } from '@cs/csd/src/rpc/rate-limit.ts';
+import { RateLimiter } from '@cs/runtime/rate-limit';
 import type { Logger } from 'pino';
 import type { HostPort } from '../config/env.ts';
 import type { OpoiEngine } from '../opoi/engine.ts';

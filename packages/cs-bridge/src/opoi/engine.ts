@@ -8,7 +8,7 @@
  * done (a commit or reveal of our address, a payout), then acts, then records the result in one
  * store transaction: a kill -9 anywhere repeats at most an idempotent node call.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import {
   type OpoiAccepted,
   StratumError,
@@ -18,8 +18,8 @@ import {
   parseOpoiSubmitError,
   parseOpoiSubmitResult,
 } from '@cs/stratum';
-import { RpcError, type RpcClient, type RpcResult, followSent, walletConfirmations } from '@cs/client';
-import { amountFromValue } from '@cs/csd/src/rpc/amount.ts';
+import { RpcError, type RpcClient, type RpcResult, followSent, promptHash, walletConfirmations } from '@cs/client';
+import { amountFromValue } from '@cs/runtime/amount';
 import type { Logger } from 'pino';
 import type { BridgeConfig } from '../config/env.ts';
 import type { MinerConnection, OpoiHandler } from '../relay/relay.ts';
@@ -53,10 +53,6 @@ export type PromptOutcome =
   | { readonly status: 400 | 404 | 409; readonly body: { error: string } };
 
 export type StakeStatus = 'unknown' | 'active' | 'pending' | 'no-stake' | 'inactive' | 'node-error';
-
-export function sha256Hex(data: Uint8Array | string): string {
-  return createHash('sha256').update(data).digest('hex');
-}
 
 export class OpoiEngine implements OpoiHandler {
   private readonly miners = new Map<number, MinerConnection>();
@@ -209,7 +205,7 @@ export class OpoiEngine implements OpoiHandler {
       if (e instanceof RpcError && e.code === -8) return { status: 400, body: { error: e.message } };
       throw e;
     }
-    if (sha256Hex(prompt) !== chain.prompt_hash)
+    if (promptHash(prompt) !== chain.prompt_hash)
       return { status: 400, body: { error: 'the SHA-256 of prompt does not match the on-chain prompt hash' } };
     if (chain.status !== 'PENDING') return { status: 409, body: { error: `request is ${chain.status}` } };
     // The tick may store the request (first seen on chain) or change it between the read and the

@@ -13,7 +13,7 @@
  */
 import { Transaction, fromHex } from '@cs/consensus';
 import { type JsonValue, type RpcClient, broadcastRecorded } from '@cs/client';
-import { amountToJson } from '@cs/csd/src/format/json.ts';
+import { amountToJson } from '@cs/runtime/amount';
 import type { Logger } from 'pino';
 import type { BridgeConfig } from '../config/env.ts';
 import type { BridgeStore, PaymentRecord } from '../store/store.ts';

@@ -6,10 +6,8 @@
  * `opoi` feed and the read-only endpoints.
  */
 import { randomUUID } from 'node:crypto';
-import { pickRequester } from '@cs/bridge/src/ask/ask.ts';
-import { sha256Hex } from '@cs/bridge/src/opoi/engine.ts';
-import { amountFromValue } from '@cs/csd/src/rpc/amount.ts';
-import { RpcTransportError } from '@cs/client';
+import { amountFromValue } from '@cs/runtime/amount';
+import { pickRequester, promptHash, RpcTransportError } from '@cs/client';
 import type { Logger } from 'pino';
 import { UpstreamDown, type Upstreams } from '../upstream/upstreams.ts';
 
@@ -66,7 +64,7 @@ export class AskService {
 
   async ask(input: AskInput): Promise<PromptState> {
     const escrow = amountFromValue(input.payment);
-    let requester: string;
+    let requester: string | null;
     try {
       requester = await pickRequester(this.upstreams.rpcClient(0), escrow);
     } catch (e) {
@@ -74,11 +72,12 @@ export class AskService {
         throw new UpstreamDown('node', `${this.upstreams.config.nodes[0].name} did not answer JSON-RPC: ${e.message}`);
       throw new AskError((e as Error).message);
     }
+    if (requester === null) throw new AskError("no address of the first node's wallet holds enough confirmed coins for the escrow; fund one");
     const requestId = randomUUID();
     const r = await this.upstreams.call(0, 'submitopoirequest', [
       requestId,
       input.model,
-      sha256Hex(input.prompt),
+      promptHash(input.prompt),
       input.maxTokens,
       input.payment,
       requester,

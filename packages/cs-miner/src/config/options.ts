@@ -3,8 +3,7 @@
  * choice) so that parsing, error messages and -help read the same as csd's. Options are given on
  * the command line only (`-key=value`, `-key` alone for a switch); docs/miner.md lists them.
  */
-import { choice, flag, integer, list, text } from '@cs/csd/src/config/spec.ts';
-import { HELP_OPTION } from '@cs/csd/src/config/options.ts';
+import { choice, flag, integer, list, text, HELP_OPTION } from '@cs/runtime/config';
 
 function checkPool(value: string): string | null {
   return /^(?:[a-z+]+:\/\/)?[^\s]+:\d{1,5}\/?$/.test(value) ? null : 'stratum+tcp://host:port or stratum+ssl://host:port';

@@ -2,7 +2,7 @@
  * cs-miner: read the options, open the inference backends, mine until SIGINT/SIGTERM.
  * A configuration problem prints one line and exits 1.
  */
-import { formatOptionsHelp } from '@cs/csd/src/config/help.ts';
+import { formatOptionsHelp } from '@cs/runtime/config';
 import { buildConfig, readOptions, type MinerConfig } from '../config/config.ts';
 import { MINER_OPTIONS } from '../config/options.ts';
 import { Log } from '../miner/log.ts';

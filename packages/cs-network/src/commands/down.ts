@@ -5,7 +5,7 @@
  * directory, only once nothing of the network runs and no `up` holds its lock.
  */
 import { existsSync, rmSync } from 'node:fs';
-import { lockDataDir } from '@cs/csd/src/datadir/lock.ts';
+import { lockDataDir } from '@cs/runtime/datadir';
 import type { Invocation } from '../config/options.ts';
 import { Network } from '../network/network.ts';
 import { isRunning, readPidFile, removePidFile, type RecordedProcess } from '../supervisor/pid-file.ts';

@@ -6,7 +6,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { lockDataDir } from '@cs/csd/src/datadir/lock.ts';
+import { lockDataDir } from '@cs/runtime/datadir';
 import type { Invocation } from '../config/options.ts';
 import { DEFAULT_BASE_PORT } from '../config/options.ts';
 import { Network } from '../network/network.ts';

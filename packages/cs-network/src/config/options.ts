@@ -3,11 +3,7 @@
  * parsing, error messages and -help read as the other programs'. docs/cs-network.md lists them.
  */
 import { resolve as resolvePath } from 'node:path';
-import { splitArgv } from '@cs/csd/src/config/argv.ts';
-import { ConfigError } from '@cs/csd/src/config/errors.ts';
-import { resolveCommandLine } from '@cs/csd/src/config/settings.ts';
-import { flag, integer, text, type ValuesOf } from '@cs/csd/src/config/spec.ts';
-import { HELP_OPTION } from '@cs/csd/src/config/options.ts';
+import { splitArgv, ConfigError, resolveCommandLine, flag, integer, text, type ValuesOf, HELP_OPTION } from '@cs/runtime/config';
 
 export const COMMANDS = ['up', 'down', 'status'] as const;
 export type Command = (typeof COMMANDS)[number];

@@ -3,7 +3,7 @@
  * terminal (`-purge` deletes it), `status` shows it (docs/cs-network.md). An error prints one
  * line and exits 1.
  */
-import { formatOptionsHelp } from '@cs/csd/src/config/help.ts';
+import { formatOptionsHelp } from '@cs/runtime/config';
 import { down } from '../commands/down.ts';
 import { status } from '../commands/status.ts';
 import { up } from '../commands/up.ts';

@@ -6,7 +6,7 @@
 import { createRequire } from 'node:module';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { VARIABLES, readEnvFile } from '@cs/bridge/src/config/env.ts';
+import { VARIABLES, readEnvFile } from '@cs/bridge/setup';
 import type { Network } from '../network/network.ts';
 import { ensureModel, minerAddress, writeDashboardConf, writeNodeConf } from '../setup/files.ts';
 import { fundBridgeStake, mineToMaturity, writeBridgeEnv } from '../setup/chain.ts';

@@ -7,10 +7,8 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { REGTEST } from '@cs/consensus';
-import { readEnvFile } from '@cs/bridge/src/config/env.ts';
-import { readStake, spendableUtxos } from '@cs/bridge/src/node/node-check.ts';
-import { newApiKey, writeEnvFile } from '@cs/bridge/src/setup/env-file.ts';
-import { readCookie } from '@cs/csd/src/datadir/cookie.ts';
+import { readEnvFile, readStake, spendableUtxos, newApiKey, writeEnvFile } from '@cs/bridge/setup';
+import { readCookie } from '@cs/runtime/datadir';
 import type { RpcClient } from '@cs/client';
 import type { Network } from '../network/network.ts';
 import type { Progress } from '../supervisor/progress.ts';

@@ -5,8 +5,8 @@
  */
 import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { tinyLlamaGguf } from '@cs/miner/src/gguf/tiny-llama.ts';
-import { readEnvFile } from '@cs/bridge/src/config/env.ts';
+import { tinyLlamaGguf } from '@cs/miner/gguf';
+import { readEnvFile } from '@cs/bridge/setup';
 import type { Network } from '../network/network.ts';
 import type { Progress } from '../supervisor/progress.ts';
 

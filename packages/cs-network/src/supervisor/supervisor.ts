@@ -7,7 +7,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync } from 'node:fs';
-import { nodeArgv } from '@cs/csd/src/launch/node-argv.ts';
+import { nodeArgv } from '@cs/runtime/launch';
 import type { Network } from '../network/network.ts';
 import type { Program } from '../programs/programs.ts';
 import { cmdlineOf, type RecordedProcess, removePidFile, writePidFile } from './pid-file.ts';

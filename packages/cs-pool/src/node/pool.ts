@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { addressToScript, isValidAddress, type ChainParams } from '@cs/consensus';
-import { networkDataDir } from '@cs/csd/src/datadir/paths.ts';
+import { networkDataDir } from '@cs/runtime/datadir';
 import { RpcClient, RpcError, RpcTransportError } from '@cs/client';
 import { solutionsPerDifficulty } from '@cs/stratum';
 import type { Logger } from 'pino';

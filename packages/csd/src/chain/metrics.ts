@@ -1,4 +1,4 @@
-import type { MetricsRegistry } from '../metrics/registry.ts';
+import type { MetricsRegistry } from '@cs/runtime/metrics';
 import type { Chain } from './chainstate.ts';
 
 /** Seconds per block connect: from an empty regtest block up to a full block on a slow disk. */

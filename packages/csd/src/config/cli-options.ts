@@ -2,9 +2,7 @@
  * cs-cli's options, as bitcoin-cli's. cs-cli reads the node's cs.conf too: keys it does not know
  * are the node's and are ignored there, and csd in turn tolerates these keys in the shared file.
  */
-import { INFO_OPTIONS, NETWORK_NAMES } from './options.ts';
-import { choice, flag, integer, text, type OptionTable } from './spec.ts';
-import { checkHostPort } from './validators.ts';
+import { INFO_OPTIONS, NETWORK_NAMES, choice, flag, integer, text, type OptionTable, checkHostPort } from '@cs/runtime/config';
 
 export const CLI_OPTIONS = {
   ...INFO_OPTIONS,

@@ -1,11 +1,9 @@
 import { join, resolve } from 'node:path';
-import type { ChainParams } from '@cs/consensus';
-import type { Env } from '../datadir/paths.ts';
+import { NETWORKS, type ChainParams } from '@cs/consensus';
+import type { Env } from '@cs/runtime/datadir';
 import { CLI_OPTIONS } from './cli-options.ts';
-import { ConfigError } from './errors.ts';
+import { ConfigError, loadSettings, type ValuesOf } from '@cs/runtime/config';
 import { NODE_OPTIONS } from './options.ts';
-import { loadSettings } from './parse.ts';
-import type { ValuesOf } from './spec.ts';
 
 export type NodeOptions = ValuesOf<typeof NODE_OPTIONS>;
 export type NodeOptionName = keyof NodeOptions & string;
@@ -47,7 +45,7 @@ const CLI_KEYS: ReadonlySet<string> = new Set(Object.keys(CLI_OPTIONS));
  */
 export function loadConfig(argv: readonly string[], env: Env = process.env): NodeConfig {
   // cs.conf is shared with cs-cli, so its keys (rpcconnect, rpcwait, ...) are not mistakes here.
-  const settings = loadSettings(NODE_OPTIONS, argv, env, { tolerated: (key) => CLI_KEYS.has(key) });
+  const settings = loadSettings(NODE_OPTIONS, argv, env, { tolerated: (key) => CLI_KEYS.has(key), networks: NETWORKS });
   const [unexpected] = settings.positional;
   if (unexpected !== undefined) {
     throw new ConfigError(`Command line contains unexpected token '${unexpected}', see csd -help for a list of options.`, 'command line');

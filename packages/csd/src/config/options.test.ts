@@ -3,9 +3,8 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { NETWORKS } from '@cs/consensus';
 import { CLI_OPTIONS } from './cli-options.ts';
-import { formatOptionsHelp } from './help.ts';
+import { formatOptionsHelp, type OptionTable } from '@cs/runtime/config';
 import { NODE_OPTIONS } from './options.ts';
-import type { OptionTable } from './spec.ts';
 
 const TABLES: readonly [string, OptionTable][] = [
   ['csd', NODE_OPTIONS],

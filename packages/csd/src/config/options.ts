@@ -5,11 +5,21 @@
  * out for operators in docs/configuration.md; a test keeps the two in step.
  */
 import { MAX_BLOCK_WEIGHT } from '@cs/consensus';
-import { amount, choice, flag, integer, list, text, type OptionTable } from './spec.ts';
-import { checkHostPort, checkSubnet, checkZmqEndpoint } from './validators.ts';
-
-const LOG_LEVELS = ['error', 'warn', 'info', 'debug', 'trace'] as const;
-export const NETWORK_NAMES = ['main', 'test', 'regtest'] as const;
+import {
+  amount,
+  choice,
+  flag,
+  integer,
+  list,
+  text,
+  type OptionTable,
+  checkHostPort,
+  checkSubnet,
+  checkZmqEndpoint,
+  INFO_OPTIONS,
+  LOG_LEVELS,
+  NETWORK_NAMES,
+} from '@cs/runtime/config';
 
 const PORT = { min: 1, max: 65535, arg: '<port>' } as const;
 
@@ -32,21 +42,6 @@ function zmqHighWaterMark(topic: string) {
     min: 0,
   });
 }
-
-/** -help (-h, -?), as every program of the repository takes it. */
-export const HELP_OPTION = flag({
-  category: 'general',
-  description: 'Print this help message and exit (also -h or -?).',
-  default: false,
-  placement: 'command line',
-  aliases: ['h', '?'],
-});
-
-/** -help and -version, which csd and cs-cli answer alike, before reading any file. */
-export const INFO_OPTIONS = {
-  help: HELP_OPTION,
-  version: flag({ category: 'general', description: 'Print version and exit.', default: false, placement: 'command line' }),
-};
 
 export const NODE_OPTIONS = {
   ...INFO_OPTIONS,

@@ -5,11 +5,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { NETWORKS } from '@cs/consensus';
 import { CLI_OPTIONS } from './cli-options.ts';
-import { ConfigError, type ConfigErrorSource } from './errors.ts';
-import { infoRequest } from './info-request.ts';
+import { ConfigError, type ConfigErrorSource, infoRequest, loadSettings } from '@cs/runtime/config';
 import { loadConfig } from './node-config.ts';
 import { NODE_OPTIONS } from './options.ts';
-import { loadSettings } from './parse.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'cs-config-'));
 after(() => rmSync(root, { recursive: true, force: true }));

@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import { writeCookie } from '../datadir/cookie.ts';
+import { writeCookie } from '@cs/runtime/datadir';
 import { freePort } from '../../test/daemon.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'cs-cli-'));

@@ -6,11 +6,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { CLI_OPTIONS } from '../config/cli-options.ts';
-import { ConfigError, type ConfigErrorSource } from '../config/errors.ts';
-import { formatOptionsHelp } from '../config/help.ts';
-import { infoRequest } from '../config/info-request.ts';
-import { loadSettings, type Settings } from '../config/parse.ts';
-import type { Env } from '../datadir/paths.ts';
+import { ConfigError, type ConfigErrorSource, formatOptionsHelp, infoRequest, loadSettings, type Settings } from '@cs/runtime/config';
+import type { Env } from '@cs/runtime/datadir';
 import { callRpc } from './call.ts';
 import { credentialsReader, rpcEndpoint } from './connection.ts';
 import { convertNamed, convertPositional } from './convert.ts';

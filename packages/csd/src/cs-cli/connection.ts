@@ -1,8 +1,7 @@
 import { resolve } from 'node:path';
 import type { CLI_OPTIONS } from '../config/cli-options.ts';
-import type { Settings } from '../config/parse.ts';
-import { splitHostPort } from '../config/validators.ts';
-import { readCookie } from '../datadir/cookie.ts';
+import { type Settings, splitHostPort } from '@cs/runtime/config';
+import { readCookie } from '@cs/runtime/datadir';
 import type { Endpoint } from './http.ts';
 
 type CliSettings = Settings<typeof CLI_OPTIONS>;

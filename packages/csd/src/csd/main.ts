@@ -1,11 +1,11 @@
 /** The csd program (bin/csd.js): configuration, data directory lock, logging, then the node. */
 import { readFileSync } from 'node:fs';
-import { formatOptionsHelp } from '../config/help.ts';
-import { infoRequest } from '../config/info-request.ts';
+import { formatOptionsHelp, infoRequest } from '@cs/runtime/config';
 import { loadConfig } from '../config/node-config.ts';
+import { CLI_OPTIONS } from '../config/cli-options.ts';
 import { NODE_OPTIONS } from '../config/options.ts';
-import { openDataDir } from '../datadir/open.ts';
-import { openLogger } from '../log/logger.ts';
+import { openDataDir } from '@cs/runtime/datadir';
+import { openLogger, redactPaths } from '@cs/runtime/log';
 import { Node, StartupInterrupted } from '../node/node.ts';
 
 const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
@@ -49,7 +49,12 @@ const {
   logger,
   reopen: reopenLog,
   close: closeLog,
-} = openLogger({ file: config.paths.debugLog, level: config.options.loglevel, console: config.options.printtoconsole });
+} = openLogger({
+  file: config.paths.debugLog,
+  level: config.options.loglevel,
+  console: config.options.printtoconsole,
+  redact: redactPaths([NODE_OPTIONS, CLI_OPTIONS]),
+});
 // A closed stderr (a pipe whose reader went away) must not turn the next error message into a crash.
 process.stderr.on('error', () => undefined);
 for (const warning of config.warnings) logger.warn(warning);

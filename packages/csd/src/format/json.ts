@@ -10,6 +10,7 @@ import {
   type Transaction,
   type TxOut,
 } from '@cs/consensus';
+import { amountToJson } from '@cs/runtime/amount';
 import type { BlockIndexEntry } from '../chain/block-index.ts';
 import type { Coin } from '../chain/coins.ts';
 import type { BlockUndo } from '../chain/undo.ts';
@@ -22,11 +23,6 @@ import type { JsonObject, JsonValue } from '../rpc/json.ts';
  * blockheaderToJSON, ScriptToUniv). RPC and REST both use these, so the two interfaces agree
  * field for field.
  */
-
-/** Base units to coin units. Exact: every amount up to MAX_MONEY prints as its 8-decimal value. */
-export function amountToJson(units: bigint): number {
-  return Number(units) / 1e8;
-}
 
 /**
  * Core's ScriptToUniv for output scripts: asm, hex (unless `includeHex` is false, as decodescript

@@ -22,7 +22,7 @@ import {
   hashFromHex,
   winnerAmount,
 } from '@cs/consensus';
-import { amountToJson } from '../format/json.ts';
+import { amountToJson } from '@cs/runtime/amount';
 import type { NodeContext } from '../node/context.ts';
 import { type JsonObject, withJsonText } from '../rpc/json.ts';
 import type { PublishedContent } from './content.ts';

@@ -22,7 +22,7 @@ import {
   stakeStatus,
   toHex,
 } from '@cs/consensus';
-import { amountToJson } from '../format/json.ts';
+import { amountToJson } from '@cs/runtime/amount';
 import type { NodeContext } from '../node/context.ts';
 import { RpcError, RpcErrorCode } from '../rpc/errors.ts';
 import type { JsonValue } from '../rpc/json.ts';

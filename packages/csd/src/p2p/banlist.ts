@@ -2,7 +2,7 @@
  * Bans (setban, persisted in banlist.json in the network data directory) and discouragement
  * (misbehaving peers' addresses, kept in memory until restart as Core keeps them).
  */
-import { parseSubnet } from '../config/subnet.ts';
+import { parseSubnet } from '@cs/runtime/config';
 import { readOptionalFile, writeFileAtomic } from '../mempool/files.ts';
 import { AllowList } from '../rpc/allowip.ts';
 

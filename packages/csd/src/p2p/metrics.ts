@@ -1,4 +1,4 @@
-import type { MetricsRegistry } from '../metrics/registry.ts';
+import type { MetricsRegistry } from '@cs/runtime/metrics';
 import { formatHostPort } from './netaddr.ts';
 import type { Network } from './network.ts';
 

@@ -12,7 +12,7 @@ import { type Block, type BlockHeader, type ChainParams, type Transaction, block
 import type { BlockIndexEntry } from '../chain/block-index.ts';
 import { findFork } from '../chain/block-index.ts';
 import type { Chain } from '../chain/chainstate.ts';
-import { splitHostPort } from '../config/validators.ts';
+import { splitHostPort } from '@cs/runtime/config';
 import type { Mempool } from '../mempool/mempool.ts';
 import { AllowList } from '../rpc/allowip.ts';
 import { AddressManager } from './addrman.ts';

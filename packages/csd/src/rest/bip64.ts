@@ -12,7 +12,8 @@
 import { Writer, type ChainParams } from '@cs/consensus';
 import type { BlockIndexEntry } from '../chain/block-index.ts';
 import type { Coin } from '../chain/coins.ts';
-import { amountToJson, scriptPubKeyToJson } from '../format/json.ts';
+import { amountToJson } from '@cs/runtime/amount';
+import { scriptPubKeyToJson } from '../format/json.ts';
 import type { JsonObject } from '../rpc/json.ts';
 
 export interface UtxoAnswer {

@@ -5,7 +5,7 @@
  * half of it (default 100) for each of address and mempool, which the document limits to 100
  * where the others get 200. 0 turns every limit off.
  */
-import { RateLimiter } from '../rpc/rate-limit.ts';
+import { RateLimiter } from '@cs/runtime/rate-limit';
 
 export type RateGroup = 'chaininfo' | 'block' | 'tx' | 'headers' | 'getutxos' | 'blockhashbyheight' | 'opoi' | 'address' | 'mempool';
 

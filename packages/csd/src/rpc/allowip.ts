@@ -6,7 +6,7 @@
  * socket reports) count as their IPv4 address.
  */
 import { isIPv4, isIPv6 } from 'node:net';
-import { parseSubnet } from '../config/subnet.ts';
+import { parseSubnet } from '@cs/runtime/config';
 
 /** Core always admits loopback, whatever rpcallowip adds. */
 export const LOOPBACK_SUBNETS = ['127.0.0.0/8', '::1'] as const;

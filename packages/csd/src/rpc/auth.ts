@@ -9,7 +9,7 @@
  * keep-alive client pays for the check once, not per request.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { RpcCredentials } from '../datadir/cookie.ts';
+import type { RpcCredentials } from '@cs/runtime/datadir';
 
 /** Distinct accepted header values kept; a node has one or two credentials, so this is ample. */
 const CACHE_LIMIT = 64;

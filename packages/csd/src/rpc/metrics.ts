@@ -3,7 +3,7 @@
  * registry, which runs the calls) and HTTP outcomes (recorded by the server). Series are looked
  * up once and kept, so recording costs a few additions, not label-key building.
  */
-import type { CounterSeries, HistogramSeries, MetricsRegistry } from '../metrics/registry.ts';
+import type { CounterSeries, HistogramSeries, MetricsRegistry } from '@cs/runtime/metrics';
 import type { RpcErrorCodeValue } from './errors.ts';
 
 /** Seconds: from a cached in-memory answer (sub-millisecond) up to slow wallet or block calls. */

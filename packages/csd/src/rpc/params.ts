@@ -4,7 +4,7 @@
  * doubled names), the argument count (-1 with the method's help as message), JSON types (-3,
  * "Wrong type passed"), then per-type conversion (amounts -3, hex -8, integers -1).
  */
-import { amountFromValue } from './amount.ts';
+import { amountFromValue } from '@cs/runtime/amount';
 import { RpcError, RpcErrorCode } from './errors.ts';
 import { jsonTypeName, type JsonObject, type JsonTypeName, type JsonValue } from './json.ts';
 

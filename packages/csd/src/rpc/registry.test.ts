@@ -1,5 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { amountFromValue } from '@cs/runtime/amount';
 import { RpcError } from './errors.ts';
 import type { JsonValue } from './json.ts';
 import { RpcRegistry, type RpcMethodDefinition } from './registry.ts';
@@ -179,4 +180,32 @@ test('getrpcinfo data: calls in progress are listed while they run', async () =>
     ['look'],
   );
   assert.deepEqual(registry.activeCommands(), []);
+});
+
+test("a bad amount, as an argument or parsed by a handler, is RPC_TYPE_ERROR with Core's message", async () => {
+  const registry = new RpcRegistry();
+  registry.register(method({ name: 'pay', params: [{ name: 'amount', type: 'amount', description: 'a' }] }));
+  registry.register(
+    method({
+      name: 'payobject',
+      params: [{ name: 'options', type: 'object', description: 'o' }],
+      handler: async ([options]) => String(amountFromValue((options as { amount?: JsonValue }).amount)),
+    }),
+  );
+  const cases: [JsonValue, string][] = [
+    ['x', 'Invalid amount'],
+    [true, 'Amount is not a number or string'],
+    [-1, 'Amount out of range'],
+    [0.000000001, 'Invalid amount'],
+  ];
+  for (const [amount, message] of cases) {
+    for (const [name, params] of [
+      ['pay', [amount]],
+      ['payobject', [{ amount }]],
+    ] as const) {
+      const error = await callError(registry, name, params);
+      assert.equal(error.code, -3, `${name} ${JSON.stringify(amount)}`);
+      assert.equal(error.message, message, `${name} ${JSON.stringify(amount)}`);
+    }
+  }
 });

@@ -3,7 +3,8 @@
  * text and handler. Modules register their methods here; the HTTP layer only calls `call()`.
  * Nothing here knows about the chain.
  */
-import { MetricsRegistry } from '../metrics/registry.ts';
+import { MetricsRegistry } from '@cs/runtime/metrics';
+import { AmountError } from '@cs/runtime/amount';
 import { RpcError, RpcErrorCode } from './errors.ts';
 import { fullHelp, helpIndex, type RpcExample } from './help.ts';
 import type { JsonObject, JsonValue } from './json.ts';
@@ -166,7 +167,9 @@ export class RpcRegistry {
       return result;
     } catch (e) {
       series.record(false, running.started);
-      throw e;
+      // Amount parsing is shared with programs that know nothing of RPC; Core answers a bad amount
+      // with RPC_TYPE_ERROR and the same message.
+      throw e instanceof AmountError ? new RpcError(RpcErrorCode.TYPE_ERROR, e.message) : e;
     } finally {
       this.#running.delete(running);
     }

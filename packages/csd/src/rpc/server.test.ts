@@ -6,7 +6,7 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AllowList } from './allowip.ts';
-import { writeCookie } from '../datadir/cookie.ts';
+import { writeCookie } from '@cs/runtime/datadir';
 import { RpcError, RpcErrorCode } from './errors.ts';
 import { withJsonText } from './json.ts';
 import { silentLogger } from './logger.ts';

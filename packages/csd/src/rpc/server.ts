@@ -10,16 +10,16 @@
  */
 import { createServer, type IncomingMessage, type OutgoingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { METRICS_CONTENT_TYPE, type MetricsRegistry } from '../metrics/registry.ts';
+import { METRICS_CONTENT_TYPE, type MetricsRegistry } from '@cs/runtime/metrics';
 import { AllowList } from './allowip.ts';
-import type { RpcCredentials } from '../datadir/cookie.ts';
+import type { RpcCredentials } from '@cs/runtime/datadir';
 import { BasicAuth } from './auth.ts';
 import { CorsPolicy, PREFLIGHT_HEADERS } from './cors.ts';
 import { JsonRpcDispatcher, type RpcReply } from './dispatch.ts';
 import { parseJson } from './json.ts';
 import type { Logger } from './logger.ts';
 import { HttpMetrics } from './metrics.ts';
-import { RateLimiter } from './rate-limit.ts';
+import { RateLimiter } from '@cs/runtime/rate-limit';
 import type { RpcCallContext, RpcRegistry } from './registry.ts';
 import { Router } from './router.ts';
 

@@ -4,7 +4,7 @@
  */
 import { getDifficulty, hashToHex, type Block, type ChainParams } from '@cs/consensus';
 import type { BlockIndexEntry } from '../chain/block-index.ts';
-import { amountToJson } from '../format/json.ts';
+import { amountToJson } from '@cs/runtime/amount';
 import type { AddedEvent, RemovalReason, RemovedEvent } from '../mempool/events.ts';
 import type { JsonObject } from '../rpc/json.ts';
 import type { AddressActivity } from './address-activity.ts';

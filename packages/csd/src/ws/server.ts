@@ -12,7 +12,7 @@ import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import type { AddressPrefixes } from '@cs/consensus';
 import type { AllowList } from '../rpc/allowip.ts';
 import type { JsonObject, JsonValue } from '../rpc/json.ts';
-import { RateLimiter } from '../rpc/rate-limit.ts';
+import { RateLimiter } from '@cs/runtime/rate-limit';
 import { ProtocolError, acceptedAnswer, errorAnswer, parseMessage, readRequest } from './protocol.ts';
 import { SubscriptionTable } from './subscriptions.ts';
 import { textFrame } from './frame.ts';

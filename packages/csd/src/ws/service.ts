@@ -1,4 +1,4 @@
-import { splitHostPort } from '../config/validators.ts';
+import { splitHostPort } from '@cs/runtime/config';
 import type { NodeContext } from '../node/context.ts';
 import { AllowList } from '../rpc/allowip.ts';
 import { WsNotifier } from './notifier.ts';

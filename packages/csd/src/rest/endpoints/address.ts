@@ -5,7 +5,7 @@
  * `totalItems`). Amounts are coins.
  */
 import { AddressError, decodeAddress, destinationToScript, encodeDestination, type Destination } from '@cs/consensus';
-import { amountToJson } from '../../format/json.ts';
+import { amountToJson } from '@cs/runtime/amount';
 import { JSON_ONLY, type Endpoint, type RestDeps } from '../endpoint.ts';
 import { badRequest } from '../errors.ts';
 import { indexDisabled, requireSynced } from '../index-gate.ts';

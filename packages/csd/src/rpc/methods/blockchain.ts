@@ -8,7 +8,8 @@ import { Block, ValidationError, Writer, getDifficulty, hashFromHex, hashToHex, 
 import type { BlockIndexEntry } from '../../chain/block-index.ts';
 import { encodeCoin } from '../../chain/coins.ts';
 import type { Chain } from '../../chain/chainstate.ts';
-import { amountToJson, blockToJson, headerToJson, mempoolEntryToJson, scriptPubKeyToJson } from '../../format/json.ts';
+import { amountToJson } from '@cs/runtime/amount';
+import { blockToJson, headerToJson, mempoolEntryToJson, scriptPubKeyToJson } from '../../format/json.ts';
 import { MEMPOOL_HEIGHT } from '../../mempool/coin-view.ts';
 import type { MempoolEntry } from '../../mempool/entry.ts';
 import { mempoolInfoJson } from '../../mempool/info.ts';

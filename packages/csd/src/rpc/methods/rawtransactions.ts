@@ -29,12 +29,12 @@ import {
 } from '@cs/consensus';
 import type { BlockIndexEntry } from '../../chain/block-index.ts';
 import type { Coin } from '../../chain/coins.ts';
-import { amountToJson, scriptPubKeyToJson, txPlacementToJson, txToJson } from '../../format/json.ts';
+import { amountToJson, amountFromValue } from '@cs/runtime/amount';
+import { scriptPubKeyToJson, txPlacementToJson, txToJson } from '../../format/json.ts';
 import type { AcceptFailure } from '../../mempool/results.ts';
 import type { NodeContext } from '../../node/context.ts';
 import { feeForSize, feeRateOf, feeRateToCoins, type FeeRate } from '../../policy/feerate.ts';
 import { DEFAULT_MAX_RAW_TX_FEE_RATE } from '../../policy/policy.ts';
-import { amountFromValue } from '../amount.ts';
 import { RpcError, RpcErrorCode } from '../errors.ts';
 import { isJsonObject, jsonTypeName, type JsonObject, type JsonValue } from '../json.ts';
 import type { RpcRegistry } from '../registry.ts';

@@ -4,10 +4,9 @@
  * wallet.cpp and transactions.cpp).
  */
 import { scriptToAddress, toHex } from '@cs/consensus';
-import { amountToJson } from '../../format/json.ts';
+import { amountToJson, amountFromValue } from '@cs/runtime/amount';
 import type { NodeContext } from '../../node/context.ts';
 import { feeRateToCoins } from '../../policy/feerate.ts';
-import { amountFromValue } from '../../rpc/amount.ts';
 import { jsonString } from '../../rpc/params.ts';
 import { RpcError, RpcErrorCode } from '../../rpc/errors.ts';
 import { isJsonObject, type JsonObject } from '../../rpc/json.ts';

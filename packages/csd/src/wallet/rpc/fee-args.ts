@@ -3,7 +3,7 @@
  * estimate_mode and fee_rate in units per vbyte (Core's sat/vB), or feeRate in coins per kvB.
  */
 import { MAX_CONF_TARGET, parseEstimateMode } from '../../fees/estimator.ts';
-import { amountFromValue } from '../../rpc/amount.ts';
+import { amountFromValue } from '@cs/runtime/amount';
 import { RpcError, RpcErrorCode } from '../../rpc/errors.ts';
 import type { JsonValue } from '../../rpc/json.ts';
 import type { FeeRequest } from '../fee-policy.ts';

@@ -2,7 +2,8 @@
  * Wallet RPC methods about transactions: listtransactions, listsinceblock, gettransaction,
  * abandontransaction (Core's wallet/rpc/transactions.cpp).
  */
-import { amountToJson, txToJson } from '../../format/json.ts';
+import { amountToJson } from '@cs/runtime/amount';
+import { txToJson } from '../../format/json.ts';
 import type { NodeContext } from '../../node/context.ts';
 import { lookupBlock } from '../../rpc/methods/blockchain.ts';
 import { parseHashV } from '../../rpc/params.ts';

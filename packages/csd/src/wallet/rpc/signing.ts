@@ -4,7 +4,7 @@
  */
 import { AddressError, decodeWif, fromHex, hashToHex, publicKeyCreate, toHex, type Transaction, type TxOut } from '@cs/consensus';
 import type { NodeContext } from '../../node/context.ts';
-import { amountFromValue } from '../../rpc/amount.ts';
+import { amountFromValue } from '@cs/runtime/amount';
 import { isHexOrEmpty, jsonInteger, jsonString, parseHashV } from '../../rpc/params.ts';
 import { decodeHexTx } from '../../rpc/methods/rawtransactions.ts';
 import { RpcError, RpcErrorCode } from '../../rpc/errors.ts';

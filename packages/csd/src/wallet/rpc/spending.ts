@@ -3,9 +3,8 @@
  * lockunspent, listlockunspent (Core's wallet/rpc/spend.cpp and coins.cpp).
  */
 import { addressToScript, toHex } from '@cs/consensus';
-import { amountToJson } from '../../format/json.ts';
+import { amountToJson, amountFromValue } from '@cs/runtime/amount';
 import type { NodeContext } from '../../node/context.ts';
-import { amountFromValue } from '../../rpc/amount.ts';
 import { jsonInteger, jsonString, parseHashV } from '../../rpc/params.ts';
 import { broadcastError, decodeHexTx } from '../../rpc/methods/rawtransactions.ts';
 import { RpcError, RpcErrorCode } from '../../rpc/errors.ts';

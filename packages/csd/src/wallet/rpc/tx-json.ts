@@ -4,7 +4,7 @@
  * "send"/"receive"/"generate" entries of listtransactions, listsinceblock and gettransaction.
  */
 import { scriptToAddress, type ChainParams, type TxOut } from '@cs/consensus';
-import { amountToJson } from '../../format/json.ts';
+import { amountToJson } from '@cs/runtime/amount';
 import type { Mempool } from '../../mempool/mempool.ts';
 import type { JsonObject } from '../../rpc/json.ts';
 import type { MineFilter, TxView } from '../tx-view.ts';

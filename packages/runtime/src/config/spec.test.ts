@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { NETWORKS } from '@cs/consensus';
-import { formatAmount, parseAmount } from './amount.ts';
+import { formatAmount, parseAmount } from '../amount/text.ts';
 import { amount, choice, flag, integer, list, parseBool, text } from './spec.ts';
 
 const category = 'general';

@@ -1,4 +1,4 @@
-import { COIN, MAX_MONEY } from '@cs/consensus';
+import { COIN, MAX_MONEY } from '@cs/consensus/money';
 
 const DECIMALS = 8;
 

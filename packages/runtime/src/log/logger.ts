@@ -1,12 +1,13 @@
 /**
- * csd's logger: pino writing JSON lines to `<network dir>/debug.log` and, with -printtoconsole,
- * one readable line per entry to stdout. Secrets are redacted by key (log/redact.ts).
+ * A daemon's logger: pino writing JSON lines to `<network dir>/debug.log` and, with
+ * -printtoconsole, one readable line per entry to stdout. Secrets are redacted by key
+ * (log/redact.ts).
  */
 import { closeSync, fchmodSync, openSync, writeSync } from 'node:fs';
 import { pino, type DestinationStream, type Logger } from 'pino';
-import type { LogLevel } from '../config/node-config.ts';
+import type { LogLevel } from '../config/common-options.ts';
 import { formatConsoleLine } from './console.ts';
-import { REDACT_PATHS, REDACTED } from './redact.ts';
+import { REDACTED } from './redact.ts';
 
 export interface LoggerOptions {
   /** debug.log; appended to, created owner-only. */
@@ -16,6 +17,8 @@ export interface LoggerOptions {
   readonly console: boolean;
   /** Where console lines go; process.stdout unless a test captures them. */
   readonly stdout?: { write(text: string): unknown };
+  /** Keys whose values are replaced before a line is written (redactPaths). */
+  readonly redact: readonly string[];
 }
 
 export interface NodeLogger {
@@ -63,7 +66,7 @@ export function openLogger(options: LoggerOptions): NodeLogger {
       timestamp: pino.stdTimeFunctions.isoTime,
       // Level names rather than numbers: debug.log is read by people with grep as much as by tools.
       formatters: { level: (label) => ({ level: label }) },
-      redact: { paths: [...REDACT_PATHS], censor: REDACTED },
+      redact: { paths: [...options.redact], censor: REDACTED },
     },
     pino.multistream(streams),
   );

@@ -3,15 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { fileURLToPath } from 'node:url';
-import { nodeArgv } from './node-argv.ts';
-
-const bin = (name: string) => fileURLToPath(new URL(`../../bin/${name}`, import.meta.url));
-
-test("csd's shebang gives Node a larger young generation, and spawning csd passes it on", () => {
-  assert.deepEqual(nodeArgv(bin('csd.js')), ['--max-semi-space-size=32', bin('csd.js')]);
-  assert.deepEqual(nodeArgv(bin('cs-cli.js')), [bin('cs-cli.js')], 'a plain node shebang adds nothing');
-});
+import { nodeArgv } from './launch.ts';
 
 test('shebang options are read only from `env -S node` followed by options', () => {
   const dir = mkdtempSync(join(tmpdir(), 'node-argv-'));

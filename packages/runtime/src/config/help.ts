@@ -1,4 +1,4 @@
-import { NETWORKS } from '@cs/consensus';
+import { NETWORK_DEFAULTS } from '@cs/consensus/network-defaults';
 import type { OptionCategory, OptionSpec, OptionTable } from './spec.ts';
 
 const TITLES: Readonly<Record<OptionCategory, string>> = {
@@ -36,7 +36,7 @@ function wrap(text: string): string {
 }
 
 function defaultText(spec: OptionSpec<unknown>): string {
-  const shown = Object.values(NETWORKS).map((net) => ({ net: net.name, text: spec.show(spec.default(net)) }));
+  const shown = Object.values(NETWORK_DEFAULTS).map((net) => ({ net: net.name, text: spec.show(spec.default(net)) }));
   if (shown.every((s) => s.text === shown[0].text)) return shown[0].text === '' ? '' : ` (default: ${shown[0].text})`;
   return ` (default: ${shown.map((s) => `${s.text} on ${s.net}`).join(', ')})`;
 }

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import type { NetworkName } from '@cs/consensus';
+import type { NetworkName } from '@cs/consensus/network-defaults';
 
 /** Only HOME matters here; an object rather than process.env keeps tests hermetic. */
 export type Env = Readonly<Record<string, string | undefined>>;

@@ -1,13 +1,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { amountFromValue } from './amount.ts';
-import { RpcError } from './errors.ts';
-import type { JsonValue } from './json.ts';
+import { AmountError, amountFromValue } from './value.ts';
+
+type JsonValue = null | boolean | number | string | readonly JsonValue[] | { readonly [key: string]: JsonValue };
 
 function rejects(value: JsonValue | undefined, message: string): void {
   assert.throws(
     () => amountFromValue(value),
-    (e: unknown) => e instanceof RpcError && e.code === -3 && e.message === message,
+    (e: unknown) => e instanceof AmountError && e.message === message,
     `${JSON.stringify(value)} should fail with ${message}`,
   );
 }

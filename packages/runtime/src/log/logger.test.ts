@@ -4,7 +4,12 @@ import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync }
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { formatConsoleLine } from './console.ts';
+import { text } from '../config/spec.ts';
 import { openLogger } from './logger.ts';
+import { redactPaths } from './redact.ts';
+
+/** A program's table as the logger sees it: rpcpassword is marked sensitive, as in csd's and cs-cli's. */
+const redact = redactPaths([{ rpcpassword: text({ category: 'rpc', description: 'RPC password', default: null, sensitive: true }) }]);
 
 const root = mkdtempSync(join(tmpdir(), 'cs-log-'));
 after(() => rmSync(root, { recursive: true, force: true }));
@@ -20,7 +25,7 @@ test('debug.log gets JSON lines at or above the level, appended, owner-only', ()
   const file = join(root, 'debug.log');
   writeFileSync(file, '{"level":"info","msg":"from before"}\n');
   chmodSync(file, 0o644);
-  const { logger, close } = openLogger({ file, level: 'info', console: false });
+  const { logger, close } = openLogger({ file, level: 'info', console: false, redact });
   logger.debug('hidden');
   logger.info({ height: 12 }, 'connected block');
   logger.error('broken');
@@ -39,7 +44,7 @@ test('debug.log gets JSON lines at or above the level, appended, owner-only', ()
 
 test('secrets are redacted by key, at any of the first levels of nesting', () => {
   const file = join(root, 'secrets.log');
-  const { logger, close } = openLogger({ file, level: 'trace', console: false });
+  const { logger, close } = openLogger({ file, level: 'trace', console: false, redact });
   logger.info({ rpcpassword: 'hunter2', options: { rpcpassword: 'hunter2', rpcuser: 'alice' } }, 'config');
   logger.info({ req: { headers: { authorization: 'Basic c2VjcmV0' } }, cookie: '__cookie__:abc' }, 'request');
   logger.trace({ user: { password: 'pw' } }, 'login');
@@ -54,7 +59,7 @@ test('secrets are redacted by key, at any of the first levels of nesting', () =>
 test('-printtoconsole adds one readable line per entry, without the secrets either', () => {
   const written: string[] = [];
   const file = join(root, 'console.log');
-  const { logger, close } = openLogger({ file, level: 'warn', console: true, stdout: { write: (t: string) => written.push(t) } });
+  const { logger, close } = openLogger({ file, level: 'warn', console: true, stdout: { write: (t: string) => written.push(t) }, redact });
   logger.info('not at this level');
   logger.warn({ peer: '1.2.3.4', password: 'pw' }, 'misbehaving');
   close();

@@ -10,7 +10,7 @@
  * take the network section's values followed by the top-level ones. -noNAME clears what came
  * before it (and, in a section, stops the top-level values from applying).
  */
-import { REGTEST, type ChainParams, type NetworkName } from '@cs/consensus';
+import { NETWORK_DEFAULTS, type NetworkDefaults, type NetworkName } from '@cs/consensus/network-defaults';
 import type { RawArg } from './argv.ts';
 import type { RawConfFile } from './conf-file.ts';
 import { ConfigError } from './errors.ts';
@@ -126,7 +126,7 @@ export interface Resolved {
 }
 
 /** Resolves one option from its own occurrences, in the order they were read (command line first). */
-export function resolve(spec: OptionSpec<unknown>, occurrences: readonly Occurrence[], net: ChainParams, warnings: string[]): Resolved {
+export function resolve(spec: OptionSpec<unknown>, occurrences: readonly Occurrence[], net: NetworkDefaults, warnings: string[]): Resolved {
   const cmd = occurrences.filter((o) => o.section === null);
   const scopes = [occurrences.filter((o) => o.section === net.name), occurrences.filter((o) => o.section === '')];
   if (spec.kind === 'list') return resolveList(cmd, scopes) ?? { value: spec.default(net), set: false };
@@ -175,7 +175,7 @@ export function resolveCommandLine(table: OptionTable, args: readonly RawArg[], 
     values[name] = resolve(
       spec,
       occurrences.filter((o) => o.name === name),
-      REGTEST,
+      NETWORK_DEFAULTS.regtest,
       warnings,
     ).value;
   }

@@ -5,7 +5,7 @@
  */
 import { readFileSync, statSync } from 'node:fs';
 import { resolve as absolute } from 'node:path';
-import { NETWORKS, type ChainParams, type NetworkName } from '@cs/consensus';
+import { NETWORK_DEFAULTS, type NetworkDefaults, type NetworkName } from '@cs/consensus/network-defaults';
 import { defaultDataDir, networkDataDir, type Env } from '../datadir/paths.ts';
 import { splitArgv } from './argv.ts';
 import { splitConfText } from './conf-file.ts';
@@ -22,13 +22,19 @@ export interface LocatingOptions {
   readonly testnet: OptionSpec<boolean>;
 }
 
-export interface LoadOptions {
+export interface LoadOptions<N extends NetworkDefaults> {
   /** Whether an unknown cs.conf key belongs to another program sharing the file (then skipped). */
   readonly tolerated: (key: string) => boolean;
+  /**
+   * What a selected network is: csd passes the chain parameters (@cs/consensus NETWORKS); a program
+   * that only needs the services' defaults (cs-cli) leaves this out, gets NETWORK_DEFAULTS and
+   * starts without loading the genesis blocks.
+   */
+  readonly networks?: Readonly<Record<NetworkName, N>>;
 }
 
-export interface Settings<T extends OptionTable> {
-  readonly network: ChainParams;
+export interface Settings<T extends OptionTable, N extends NetworkDefaults = NetworkDefaults> {
+  readonly network: N;
   /** Absolute; holds cs.conf. */
   readonly dataDir: string;
   /** Absolute; the selected network's folder inside dataDir (dataDir itself for main). */
@@ -44,12 +50,12 @@ export interface Settings<T extends OptionTable> {
   readonly warnings: readonly string[];
 }
 
-export function loadSettings<T extends OptionTable & LocatingOptions>(
+export function loadSettings<T extends OptionTable & LocatingOptions, N extends NetworkDefaults = NetworkDefaults>(
   table: T,
   argv: readonly string[],
   env: Env,
-  options: LoadOptions,
-): Settings<T> {
+  options: LoadOptions<N>,
+): Settings<T, N> {
   const warnings: string[] = [];
   const split = splitArgv(argv);
   const commandLine = readArgv(table, split.options, warnings);
@@ -61,7 +67,9 @@ export function loadSettings<T extends OptionTable & LocatingOptions>(
   const all = [...commandLine, ...fromFile];
   const occurrencesOf = (name: string) => all.filter((o) => o.name === name);
 
-  const network = selectNetwork(table, occurrencesOf, warnings);
+  // Without `networks`, N is NetworkDefaults itself (the type parameter's default).
+  const networks = (options.networks ?? NETWORK_DEFAULTS) as Readonly<Record<NetworkName, N>>;
+  const network = networks[selectNetwork(table, occurrencesOf, warnings)];
   const dataDir = dataDirFrom(resolve(table.datadir, occurrencesOf('datadir'), network, warnings).value, env);
 
   const values: Record<string, unknown> = {};
@@ -132,14 +140,14 @@ function readConfText(path: string, explicit: boolean): string | null {
  * -chain, -regtest and -testnet, from the command line or the top of cs.conf; more than one
  * selection is an error even when they agree, as in Core.
  */
-function selectNetwork(table: LocatingOptions, occurrencesOf: (name: string) => readonly Occurrence[], warnings: string[]): ChainParams {
+function selectNetwork(table: LocatingOptions, occurrencesOf: (name: string) => readonly Occurrence[], warnings: string[]): NetworkName {
   // These options are top-level only, so the network used to resolve them does not matter.
-  const pick = <V>(spec: OptionSpec<V>, name: string) => resolve(spec, occurrencesOf(name), NETWORKS.main, warnings).value as V;
+  const pick = <V>(spec: OptionSpec<V>, name: string) => resolve(spec, occurrencesOf(name), NETWORK_DEFAULTS.main, warnings).value as V;
   const chain = pick(table.chain, 'chain');
   const regtest = pick(table.regtest, 'regtest');
   const testnet = pick(table.testnet, 'testnet');
   if (Number(chain !== null) + Number(regtest) + Number(testnet) > 1) {
     throw new ConfigError('Invalid combination of -regtest, -testnet and -chain. Can use at most one.', 'chain');
   }
-  return NETWORKS[chain ?? (regtest ? 'regtest' : testnet ? 'test' : 'main')];
+  return chain ?? (regtest ? 'regtest' : testnet ? 'test' : 'main');
 }

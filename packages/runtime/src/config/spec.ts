@@ -3,8 +3,8 @@
  * cs-cli): the five kinds of option, how one textual occurrence becomes a typed value, and the
  * constructors the tables are written with. Nothing here knows a particular option.
  */
-import type { ChainParams } from '@cs/consensus';
-import { formatAmount, parseAmount } from './amount.ts';
+import type { NetworkDefaults } from '@cs/consensus/network-defaults';
+import { formatAmount, parseAmount } from '../amount/text.ts';
 
 export type OptionKind = 'bool' | 'int' | 'string' | 'list' | 'amount';
 
@@ -28,7 +28,7 @@ export interface OptionSpec<V> {
   /** Placeholder in help: `-rpcport=<port>`; null for switches. */
   readonly arg: string | null;
   /** The value when the option is not given; some depend on the network (rpcport). */
-  readonly default: (net: ChainParams) => V;
+  readonly default: (net: NetworkDefaults) => V;
   /** Whether the default differs between networks (help shows each). */
   readonly defaultPerNetwork: boolean;
   /** What -noNAME sets; null where negating means nothing (Core's DISALLOW_NEGATION). */
@@ -36,7 +36,7 @@ export interface OptionSpec<V> {
   /** Parses one occurrence. For lists the result holds that single item. */
   readonly parse: (raw: string) => Parsed<V>;
   /** A rule about the final value on the selected network; returns the error, or null. */
-  networkCheck?(value: V, net: ChainParams): string | null;
+  networkCheck?(value: V, net: NetworkDefaults): string | null;
   /** Renders a value for help and docs. */
   show(value: V): string;
   readonly placement: Placement;
@@ -54,7 +54,7 @@ export type ValuesOf<T extends OptionTable> = {
   readonly [K in keyof T]: T[K] extends OptionSpec<infer V> ? V : never;
 };
 
-type Default<V> = V | ((net: ChainParams) => V);
+type Default<V> = V | ((net: NetworkDefaults) => V);
 
 interface Common {
   readonly category: OptionCategory;
@@ -70,7 +70,7 @@ interface Typed<V> {
   readonly default: Default<V>;
   /** Value of -noNAME; leave out to forbid negation. */
   readonly negated?: V;
-  networkCheck?(value: V, net: ChainParams): string | null;
+  networkCheck?(value: V, net: NetworkDefaults): string | null;
 }
 
 function build<V>(kind: OptionKind, o: Common & Typed<V>, parse: (raw: string) => Parsed<V>, show: (value: V) => string): OptionSpec<V> {
@@ -81,7 +81,7 @@ function build<V>(kind: OptionKind, o: Common & Typed<V>, parse: (raw: string) =
     category: o.category,
     description: o.description,
     arg: o.arg ?? null,
-    default: perNetwork ? (d as (net: ChainParams) => V) : () => d,
+    default: perNetwork ? (d as (net: NetworkDefaults) => V) : () => d,
     defaultPerNetwork: perNetwork,
     negation: 'negated' in o ? { value: o.negated as V } : null,
     parse,
@@ -209,4 +209,9 @@ export function amount(o: Common & Omit<Typed<bigint>, 'default' | 'negated'> & 
     },
     formatAmount,
   );
+}
+
+/** The names of a table's options that must never be logged (rpcpassword). */
+export function sensitiveOptions(table: OptionTable): string[] {
+  return Object.keys(table).filter((name) => table[name].sensitive);
 }

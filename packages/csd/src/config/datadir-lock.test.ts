@@ -6,7 +6,7 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DataDirLockedError, lockDataDir } from './lock.ts';
+import { DataDirLockedError, lockDataDir } from '@cs/runtime/datadir';
 
 const root = mkdtempSync(join(tmpdir(), 'cs-lock-'));
 const repo = fileURLToPath(new URL('../../../../', import.meta.url));

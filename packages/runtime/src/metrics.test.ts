@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { MetricsRegistry } from './registry.ts';
+import { MetricsRegistry } from './metrics.ts';
 
 test('counters, gauges and histograms render in the Prometheus text format', () => {
   const registry = new MetricsRegistry();
