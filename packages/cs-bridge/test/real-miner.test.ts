@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { amountFromValue } from '@cs/runtime/amount';
 import { externalAddress, receivedTotal } from '../../cs-pool/test/pool-harness.ts';
-import { tinyLlamaGguf } from '../../cs-miner/src/gguf/tiny-llama.ts';
+import { tinyLlamaGguf } from '@cs/miner/gguf';
 import { MinerProcess } from '../../cs-miner/test/miner-process.ts';
 import { BridgeProcess, type Chain, driveToPaid, eventually, fundedAddress, reachStage, startChain, submitRequest } from './bridge-harness.ts';
 

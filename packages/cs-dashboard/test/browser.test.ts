@@ -11,13 +11,13 @@ import { fileURLToPath } from 'node:url';
 import { after, before, test } from 'node:test';
 import { type Browser, type Page, chromium } from 'playwright-core';
 import { API_KEY, BridgeProcess, type Chain, driveToPaid, eventually, fundedAddress, startChain } from '../../cs-bridge/test/bridge-harness.ts';
-import { tinyLlamaGguf } from '../../cs-miner/src/gguf/tiny-llama.ts';
+import { tinyLlamaGguf } from '@cs/miner/gguf';
 import { MinerProcess } from '../../cs-miner/test/miner-process.ts';
 import { externalAddress } from '../../cs-pool/test/pool-harness.ts';
 import { DashboardProcess } from './dashboard-harness.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
-const ARTIFACTS = fileURLToPath(new URL('../test-artifacts/', import.meta.url));
+const ARTIFACTS = fileURLToPath(new URL('../test-artifacts', import.meta.url));
 const haveBrowser = existsSync(CHROMIUM);
 if (!haveBrowser && process.env.CI === 'true') throw new Error(`${CHROMIUM} is missing: CI must install Debian's chromium (.ci/run does)`);
 const skip = haveBrowser ? false : `${CHROMIUM} is missing: apt-get install chromium to run the browser tests`;

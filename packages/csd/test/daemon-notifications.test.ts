@@ -3,7 +3,7 @@
 import { createServer } from 'node:net';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { JsonObject } from '../src/rpc/json.ts';
+import type { JsonObject } from '../src/format/json-value.ts';
 import { WsTestClient } from '../src/ws/test-client.ts';
 import { ZmqTestSubscriber, type ZmqMessage } from '../src/zmq/test-subscriber.ts';
 import { Daemon, freePort } from './daemon.ts';

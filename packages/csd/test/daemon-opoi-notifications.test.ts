@@ -20,7 +20,7 @@ import {
   sha256,
   toHex,
 } from '@cs/consensus';
-import type { JsonObject } from '../src/rpc/json.ts';
+import type { JsonObject } from '../src/format/json-value.ts';
 import { WsTestClient } from '../src/ws/test-client.ts';
 import { ZmqTestSubscriber } from '../src/zmq/test-subscriber.ts';
 import { Daemon, freePort } from './daemon.ts';

@@ -7,7 +7,7 @@ import { FeeEstimator } from '../src/fees/estimator.ts';
 import type { NodeContext } from '../src/node/context.ts';
 import { NodeClock } from '../src/node/clock.ts';
 import { RpcError } from '../src/rpc/errors.ts';
-import type { JsonValue } from '../src/rpc/json.ts';
+import type { JsonValue } from '../src/format/json-value.ts';
 import { RpcRegistry } from '../src/rpc/registry.ts';
 import { withMempool, type MempoolContext } from './mempool-harness.ts';
 

@@ -9,7 +9,7 @@ import type { NodeContext } from '../src/node/context.ts';
 import { NodeClock } from '../src/node/clock.ts';
 import { registerNodeMethods } from '../src/node/methods.ts';
 import { RpcError } from '../src/rpc/errors.ts';
-import type { JsonValue } from '../src/rpc/json.ts';
+import type { JsonValue } from '../src/format/json-value.ts';
 import { RpcRegistry } from '../src/rpc/registry.ts';
 import { Wallet } from '../src/wallet/wallet.ts';
 import { withMempool, type MempoolContext } from './mempool-harness.ts';

@@ -16,7 +16,7 @@ import {
   type ChainParams,
   type OutPoint,
 } from '@cs/consensus';
-import { type OpoiBlockChanges, OpoiStore } from '../opoi/store.ts';
+import { type OpoiBlockChanges, OpoiStore } from './opoi-store.ts';
 import { type ChainDatabase, readLarge, readLargeInto } from '../storage/database.ts';
 import { BlockIndexEntry, BlockStatus, FAILED_MASK, betterTip, decodeIndexRecord, findFork } from './block-index.ts';
 import { coinFromOutput, coinKey, decodeCoin, encodeCoin, latin1, writeCoinKey, type Coin } from './coins.ts';

@@ -16,7 +16,7 @@ import type { Coin } from '../chain/coins.ts';
 import type { BlockUndo } from '../chain/undo.ts';
 import type { MempoolEntry } from '../mempool/entry.ts';
 import type { Mempool } from '../mempool/mempool.ts';
-import type { JsonObject, JsonValue } from '../rpc/json.ts';
+import type { JsonObject, JsonValue } from './json-value.ts';
 
 /**
  * Chain objects as JSON, shaped as Bitcoin Core prints them (TxToUniv, blockToJSON,

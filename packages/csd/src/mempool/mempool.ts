@@ -7,7 +7,7 @@ import type { FeeEstimator, TrackedTx } from '../fees/estimator.ts';
 import { feeRateOf, type FeeRate } from '../policy/feerate.ts';
 import { DEFAULT_POLICY, type PolicyOptions } from '../policy/policy.ts';
 import { isReplaceable } from '../policy/rbf.ts';
-import { OpoiMempoolRules } from '../opoi/mempool-rules.ts';
+import { OpoiMempoolRules } from './opoi-rules.ts';
 import { validateForMempool, type AcceptContext } from './accept.ts';
 import { MEMPOOL_HEIGHT, MempoolCoinView } from './coin-view.ts';
 import { MempoolEntry } from './entry.ts';

@@ -7,7 +7,7 @@
 import { sha256, toHex } from '@cs/consensus';
 import { TypedEvents } from '../events/typed-events.ts';
 import type { ChainDatabase } from '../storage/database.ts';
-import type { OpoiStore } from './store.ts';
+import type { OpoiStore } from '../chain/opoi-store.ts';
 
 /** Largest response content a node stores: 256 KiB, about 60,000 tokens of text. */
 export const MAX_OPOI_CONTENT_BYTES = 256 * 1024;

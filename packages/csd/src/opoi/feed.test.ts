@@ -6,7 +6,7 @@ import { TOKENS, withOpoiNode } from '../../test/opoi-harness.ts';
 import { freePort } from '../../test/daemon.ts';
 import type { BlockIndexEntry } from '../chain/block-index.ts';
 import { AllowList } from '../rpc/allowip.ts';
-import type { JsonObject } from '../rpc/json.ts';
+import type { JsonObject } from '../format/json-value.ts';
 import { WsNotifier } from '../ws/notifier.ts';
 import { WsServer } from '../ws/server.ts';
 import { WsTestClient } from '../ws/test-client.ts';

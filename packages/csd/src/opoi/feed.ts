@@ -7,7 +7,7 @@
 import type { OpoiEvent } from '@cs/consensus';
 import type { Chain } from '../chain/chainstate.ts';
 import type { ChainBlockEvent } from '../chain/events.ts';
-import type { JsonObject } from '../rpc/json.ts';
+import type { JsonObject } from '../format/json-value.ts';
 import type { OpoiContentStore, PublishedContent } from './content.ts';
 import { eventToJson, publishedToJson } from './json.ts';
 

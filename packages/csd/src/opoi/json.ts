@@ -24,7 +24,7 @@ import {
 } from '@cs/consensus';
 import { amountToJson } from '@cs/runtime/amount';
 import type { NodeContext } from '../node/context.ts';
-import { type JsonObject, withJsonText } from '../rpc/json.ts';
+import { type JsonObject, withJsonText } from '../format/json-value.ts';
 import type { PublishedContent } from './content.ts';
 
 /** Addresses by actor key: encoding bech32 dominates a request's JSON otherwise. */

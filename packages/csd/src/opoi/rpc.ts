@@ -25,7 +25,7 @@ import {
 import { amountToJson } from '@cs/runtime/amount';
 import type { NodeContext } from '../node/context.ts';
 import { RpcError, RpcErrorCode } from '../rpc/errors.ts';
-import type { JsonValue } from '../rpc/json.ts';
+import type { JsonValue } from '../format/json-value.ts';
 import { broadcastError } from '../rpc/methods/rawtransactions.ts';
 import type { RpcRegistry } from '../rpc/registry.ts';
 import { parseAddress, walletCall, walletOf } from '../wallet/rpc/common.ts';

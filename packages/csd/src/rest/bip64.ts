@@ -14,7 +14,7 @@ import type { BlockIndexEntry } from '../chain/block-index.ts';
 import type { Coin } from '../chain/coins.ts';
 import { amountToJson } from '@cs/runtime/amount';
 import { scriptPubKeyToJson } from '../format/json.ts';
-import type { JsonObject } from '../rpc/json.ts';
+import type { JsonObject } from '../format/json-value.ts';
 
 export interface UtxoAnswer {
   readonly tip: BlockIndexEntry;

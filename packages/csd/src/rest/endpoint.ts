@@ -1,5 +1,5 @@
 /** What each REST endpoint declares, and what it is given per request. */
-import type { JsonValue } from '../rpc/json.ts';
+import type { JsonValue } from '../format/json-value.ts';
 import type { NodeContext } from '../node/context.ts';
 import type { RawBlockCache } from './block-cache.ts';
 import type { RestFormat } from './format.ts';

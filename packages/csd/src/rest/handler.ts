@@ -15,7 +15,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { NodeContext } from '../node/context.ts';
-import type { JsonValue } from '../rpc/json.ts';
+import type { JsonValue } from '../format/json-value.ts';
 import type { RpcRegistry } from '../rpc/registry.ts';
 import type { RouteContext, RouteHandler, RpcHttpServer } from '../rpc/server.ts';
 import type { Warmup } from '../rpc/warmup.ts';

@@ -4,7 +4,7 @@
  * JSON and hex end with a newline, as Core's do.
  */
 import type { ServerResponse } from 'node:http';
-import { type JsonValue, jsonTextOf } from '../rpc/json.ts';
+import { type JsonValue, jsonTextOf } from '../format/json-value.ts';
 import { CONTENT_TYPES, type RestFormat } from './format.ts';
 
 /** What an endpoint answers; the format it was asked for decides which kind. */

@@ -17,7 +17,7 @@
  * error"), and `id` is always present in replies (null when the request had none).
  */
 import { RpcError, RpcErrorCode, type RpcErrorCodeValue } from './errors.ts';
-import { isJsonObject, type JsonObject, type JsonValue, jsonTextOf } from './json.ts';
+import { isJsonObject, type JsonObject, type JsonValue, jsonTextOf } from '../format/json-value.ts';
 import type { Logger } from './logger.ts';
 import type { HttpMetrics } from './metrics.ts';
 import type { RpcCallContext, RpcRegistry } from './registry.ts';

@@ -3,7 +3,7 @@
  * Arguments:, Result: and Examples: sections, the examples shown both as a cs-cli command and as
  * the equivalent curl call against the default RPC port.
  */
-import type { JsonValue } from './json.ts';
+import type { JsonValue } from '../format/json-value.ts';
 import { isOptional, type ParamSpec, type ParamType } from './params.ts';
 
 export const DEFAULT_RPC_PORT = 16180;

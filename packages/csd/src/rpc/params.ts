@@ -6,7 +6,7 @@
  */
 import { amountFromValue } from '@cs/runtime/amount';
 import { RpcError, RpcErrorCode } from './errors.ts';
-import { jsonTypeName, type JsonObject, type JsonTypeName, type JsonValue } from './json.ts';
+import { jsonTypeName, type JsonObject, type JsonTypeName, type JsonValue } from '../format/json-value.ts';
 
 export type ParamType = 'number' | 'integer' | 'string' | 'boolean' | 'object' | 'array' | 'amount' | 'hex' | 'any';
 

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { amountFromValue } from '@cs/runtime/amount';
 import { RpcError } from './errors.ts';
-import type { JsonValue } from './json.ts';
+import type { JsonValue } from '../format/json-value.ts';
 import { RpcRegistry, type RpcMethodDefinition } from './registry.ts';
 import type { ParamSpec } from './params.ts';
 

@@ -7,7 +7,7 @@ import { MetricsRegistry } from '@cs/runtime/metrics';
 import { AmountError } from '@cs/runtime/amount';
 import { RpcError, RpcErrorCode } from './errors.ts';
 import { fullHelp, helpIndex, type RpcExample } from './help.ts';
-import type { JsonObject, JsonValue } from './json.ts';
+import type { JsonObject, JsonValue } from '../format/json-value.ts';
 import { CallMetrics, type MethodSeries, UNKNOWN_METHOD } from './metrics.ts';
 import { compileParams, resolveArgs, type ArgValue, type ArgsOf, type CompiledParams, type ParamSpec } from './params.ts';
 import { Warmup } from './warmup.ts';

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { AllowList } from './allowip.ts';
 import { writeCookie } from '@cs/runtime/datadir';
 import { RpcError, RpcErrorCode } from './errors.ts';
-import { withJsonText } from './json.ts';
+import { withJsonText } from '../format/json-value.ts';
 import { silentLogger } from './logger.ts';
 import { RpcRegistry } from './registry.ts';
 import { RpcHttpServer, type RpcServerOptions } from './server.ts';

@@ -16,7 +16,7 @@ import type { RpcCredentials } from '@cs/runtime/datadir';
 import { BasicAuth } from './auth.ts';
 import { CorsPolicy, PREFLIGHT_HEADERS } from './cors.ts';
 import { JsonRpcDispatcher, type RpcReply } from './dispatch.ts';
-import { parseJson } from './json.ts';
+import { parseJson } from '../format/json-value.ts';
 import type { Logger } from './logger.ts';
 import { HttpMetrics } from './metrics.ts';
 import { RateLimiter } from '@cs/runtime/rate-limit';

@@ -4,7 +4,7 @@ import pino from 'pino';
 import { scriptToAddress } from '@cs/consensus';
 import { ANYONE_SCRIPT, COIN_VALUE, KEY_SCRIPT, accepted, mine, spend, withMempool } from '../../test/mempool-harness.ts';
 import { AllowList } from '../rpc/allowip.ts';
-import type { JsonObject } from '../rpc/json.ts';
+import type { JsonObject } from '../format/json-value.ts';
 import { WsNotifier } from './notifier.ts';
 import { WsServer } from './server.ts';
 import { WsTestClient } from './test-client.ts';

@@ -6,7 +6,7 @@ import { getDifficulty, hashToHex, type Block, type ChainParams } from '@cs/cons
 import type { BlockIndexEntry } from '../chain/block-index.ts';
 import { amountToJson } from '@cs/runtime/amount';
 import type { AddedEvent, RemovalReason, RemovedEvent } from '../mempool/events.ts';
-import type { JsonObject } from '../rpc/json.ts';
+import type { JsonObject } from '../format/json-value.ts';
 import type { AddressActivity } from './address-activity.ts';
 
 /** A block joining the active chain, or leaving it in a reorg (`disconnected: true`). */

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { REGTEST } from '@cs/consensus';
-import type { JsonValue } from '../rpc/json.ts';
+import type { JsonValue } from '../format/json-value.ts';
 import { ProtocolError, acceptedAnswer, errorAnswer, parseMessage, readRequest, type ErrorCode } from './protocol.ts';
 
 const NET = REGTEST.address;

@@ -14,7 +14,7 @@ import {
   type AddressPrefixes,
 } from '@cs/consensus';
 import { uuidOf } from '../opoi/json.ts';
-import { isJsonObject, parseJson, type JsonObject, type JsonValue } from '../rpc/json.ts';
+import { isJsonObject, parseJson, type JsonObject, type JsonValue } from '../format/json-value.ts';
 
 export const CHANNELS = ['new-blocks', 'address-tx', 'mempool', 'opoi'] as const;
 export type Channel = (typeof CHANNELS)[number];

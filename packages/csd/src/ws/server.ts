@@ -11,7 +11,7 @@ import type { Logger } from 'pino';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import type { AddressPrefixes } from '@cs/consensus';
 import type { AllowList } from '../rpc/allowip.ts';
-import type { JsonObject, JsonValue } from '../rpc/json.ts';
+import type { JsonObject, JsonValue } from '../format/json-value.ts';
 import { RateLimiter } from '@cs/runtime/rate-limit';
 import { ProtocolError, acceptedAnswer, errorAnswer, parseMessage, readRequest } from './protocol.ts';
 import { SubscriptionTable } from './subscriptions.ts';

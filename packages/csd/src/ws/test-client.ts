@@ -1,6 +1,6 @@
 // A WebSocket client for tests: connects, sends requests, and hands over what arrives in order.
 import WebSocket, { type ClientOptions } from 'ws';
-import type { JsonObject } from '../rpc/json.ts';
+import type { JsonObject } from '../format/json-value.ts';
 
 export interface CloseInfo {
   readonly code: number;

@@ -15,7 +15,7 @@ import type { MempoolEntry } from '../../mempool/entry.ts';
 import { mempoolInfoJson } from '../../mempool/info.ts';
 import type { NodeContext } from '../../node/context.ts';
 import { RpcError, RpcErrorCode } from '../errors.ts';
-import { type JsonObject, type JsonValue, withJsonText } from '../json.ts';
+import { type JsonObject, type JsonValue, withJsonText } from '../../format/json-value.ts';
 import { INT32_MAX, INT32_MIN, jsonInteger, parseHashV, parseVerbosity } from '../params.ts';
 import type { RpcRegistry } from '../registry.ts';
 

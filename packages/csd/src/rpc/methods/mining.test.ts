@@ -24,7 +24,7 @@ import { withRpcNode, type RpcTestNode } from '../../../test/rpc-harness.ts';
 import { ANYONE_SCRIPT, COIN_VALUE, KEY_SCRIPT, accepted, mine, spend, utxo } from '../../../test/mempool-harness.ts';
 import { addWitnessCommitment, assembleBlock, createCoinbase, solveBlock } from '../../mining/assemble.ts';
 import { waitForTemplateChange } from '../../mining/longpoll.ts';
-import type { JsonValue } from '../json.ts';
+import type { JsonValue } from '../../format/json-value.ts';
 import { RpcRegistry } from '../registry.ts';
 import { registerMiningMethods } from './mining.ts';
 

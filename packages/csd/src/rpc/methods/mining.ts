@@ -34,7 +34,7 @@ import type { NodeContext } from '../../node/context.ts';
 import { INT32_MAX, INT32_MIN, jsonInteger, parseHashV } from '../params.ts';
 import { feeRateToCoins } from '../../policy/feerate.ts';
 import { RpcError, RpcErrorCode } from '../errors.ts';
-import { jsonTypeName, type JsonObject, type JsonValue } from '../json.ts';
+import { jsonTypeName, type JsonObject, type JsonValue } from '../../format/json-value.ts';
 import type { RpcRegistry } from '../registry.ts';
 
 export interface MiningRpcOptions {

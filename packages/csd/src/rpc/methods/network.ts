@@ -10,7 +10,7 @@ import type { Network } from '../../p2p/network.ts';
 import { NODE_NETWORK, NODE_WITNESS, PROTOCOL_VERSION, USER_AGENT } from '../../p2p/protocol.ts';
 import { feeRateToCoins } from '../../policy/feerate.ts';
 import { RpcError, RpcErrorCode } from '../errors.ts';
-import type { JsonObject } from '../json.ts';
+import type { JsonObject } from '../../format/json-value.ts';
 import type { RpcRegistry } from '../registry.ts';
 
 function servicesHex(services: bigint): string {

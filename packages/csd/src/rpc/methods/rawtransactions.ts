@@ -36,7 +36,7 @@ import type { NodeContext } from '../../node/context.ts';
 import { feeForSize, feeRateOf, feeRateToCoins, type FeeRate } from '../../policy/feerate.ts';
 import { DEFAULT_MAX_RAW_TX_FEE_RATE } from '../../policy/policy.ts';
 import { RpcError, RpcErrorCode } from '../errors.ts';
-import { isJsonObject, jsonTypeName, type JsonObject, type JsonValue } from '../json.ts';
+import { isJsonObject, jsonTypeName, type JsonObject, type JsonValue } from '../../format/json-value.ts';
 import type { RpcRegistry } from '../registry.ts';
 import { isHexOrEmpty, jsonInteger, jsonString, parseHashV, parseVerbosity } from '../params.ts';
 

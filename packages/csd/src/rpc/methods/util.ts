@@ -5,7 +5,7 @@
 import { AddressError, decodeAddress, destinationToScript, encodeDestination, toHex, type Destination } from '@cs/consensus';
 import type { NodeContext } from '../../node/context.ts';
 import { RpcError, RpcErrorCode } from '../errors.ts';
-import type { JsonObject } from '../json.ts';
+import type { JsonObject } from '../../format/json-value.ts';
 import type { RpcRegistry } from '../registry.ts';
 
 /**

@@ -9,7 +9,7 @@ import type { NodeContext } from '../../node/context.ts';
 import { feeRateToCoins } from '../../policy/feerate.ts';
 import { jsonString } from '../../rpc/params.ts';
 import { RpcError, RpcErrorCode } from '../../rpc/errors.ts';
-import { isJsonObject, type JsonObject } from '../../rpc/json.ts';
+import { isJsonObject, type JsonObject } from '../../format/json-value.ts';
 import type { RpcRegistry } from '../../rpc/registry.ts';
 import { computeBalances, type BalanceParts } from '../balances.ts';
 import { listCoins } from '../coins.ts';

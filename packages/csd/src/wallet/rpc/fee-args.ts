@@ -5,7 +5,7 @@
 import { MAX_CONF_TARGET, parseEstimateMode } from '../../fees/estimator.ts';
 import { amountFromValue } from '@cs/runtime/amount';
 import { RpcError, RpcErrorCode } from '../../rpc/errors.ts';
-import type { JsonValue } from '../../rpc/json.ts';
+import type { JsonValue } from '../../format/json-value.ts';
 import type { FeeRequest } from '../fee-policy.ts';
 
 const INVALID_MODE = 'Invalid estimate_mode parameter, must be one of: "unset", "economical", "conservative"';

@@ -8,7 +8,7 @@ import type { NodeContext } from '../../node/context.ts';
 import { lookupBlock } from '../../rpc/methods/blockchain.ts';
 import { parseHashV } from '../../rpc/params.ts';
 import { RpcError, RpcErrorCode } from '../../rpc/errors.ts';
-import type { JsonObject } from '../../rpc/json.ts';
+import type { JsonObject } from '../../format/json-value.ts';
 import type { RpcRegistry } from '../../rpc/registry.ts';
 import type { MineFilter } from '../tx-view.ts';
 import type { Wallet } from '../wallet.ts';

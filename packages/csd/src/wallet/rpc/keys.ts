@@ -19,7 +19,7 @@ import {
 import type { NodeContext } from '../../node/context.ts';
 import { isHexOrEmpty } from '../../rpc/params.ts';
 import { RpcError, RpcErrorCode } from '../../rpc/errors.ts';
-import type { JsonObject } from '../../rpc/json.ts';
+import type { JsonObject } from '../../format/json-value.ts';
 import type { RpcRegistry } from '../../rpc/registry.ts';
 import { fingerprintHex, formatPath } from '../hd.ts';
 import type { KeyOwnership } from '../keyring.ts';

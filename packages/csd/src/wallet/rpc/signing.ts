@@ -8,7 +8,7 @@ import { amountFromValue } from '@cs/runtime/amount';
 import { isHexOrEmpty, jsonInteger, jsonString, parseHashV } from '../../rpc/params.ts';
 import { decodeHexTx } from '../../rpc/methods/rawtransactions.ts';
 import { RpcError, RpcErrorCode } from '../../rpc/errors.ts';
-import { isJsonObject, jsonTypeName, type JsonObject, type JsonValue } from '../../rpc/json.ts';
+import { isJsonObject, jsonTypeName, type JsonObject, type JsonValue } from '../../format/json-value.ts';
 import type { RpcRegistry } from '../../rpc/registry.ts';
 import { walletKeySource } from '../send.ts';
 import { keySourceFromKeys, parseSighashType, signTransaction, type KeySource } from '../signer.ts';

@@ -8,7 +8,7 @@ import type { NodeContext } from '../../node/context.ts';
 import { jsonInteger, jsonString, parseHashV } from '../../rpc/params.ts';
 import { broadcastError, decodeHexTx } from '../../rpc/methods/rawtransactions.ts';
 import { RpcError, RpcErrorCode } from '../../rpc/errors.ts';
-import { isJsonObject, jsonTypeName, type JsonObject, type JsonValue } from '../../rpc/json.ts';
+import { isJsonObject, jsonTypeName, type JsonObject, type JsonValue } from '../../format/json-value.ts';
 import type { RpcRegistry } from '../../rpc/registry.ts';
 import { MAX_TX_FEE, WALLET_MIN_FEE, formatFeeRate } from '../fee-policy.ts';
 import type { FundingRecipient } from '../funding.ts';

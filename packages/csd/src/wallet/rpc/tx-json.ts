@@ -6,7 +6,7 @@
 import { scriptToAddress, type ChainParams, type TxOut } from '@cs/consensus';
 import { amountToJson } from '@cs/runtime/amount';
 import type { Mempool } from '../../mempool/mempool.ts';
-import type { JsonObject } from '../../rpc/json.ts';
+import type { JsonObject } from '../../format/json-value.ts';
 import type { MineFilter, TxView } from '../tx-view.ts';
 import type { WalletTx } from '../wallet-tx.ts';
 

@@ -19,7 +19,7 @@ import {
   transactionPayload,
 } from '@cs/consensus';
 import type { Chain } from '../chain/chainstate.ts';
-import { rejected, type AcceptFailure } from '../mempool/results.ts';
+import { rejected, type AcceptFailure } from './results.ts';
 
 /**
  * Conflict keys of an action. An exclusive key (stake actions) clashes with any other use of the
