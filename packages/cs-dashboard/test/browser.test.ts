@@ -17,7 +17,7 @@ import { externalAddress } from '../../cs-pool/test/pool-harness.ts';
 import { DashboardProcess } from './dashboard-harness.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
-const ARTIFACTS = fileURLToPath(new URL('../test-artifacts', import.meta.url));
+const ARTIFACTS = fileURLToPath(new URL('../test-artifacts/', import.meta.url));
 const haveBrowser = existsSync(CHROMIUM);
 if (!haveBrowser && process.env.CI === 'true') throw new Error(`${CHROMIUM} is missing: CI must install Debian's chromium (.ci/run does)`);
 const skip = haveBrowser ? false : `${CHROMIUM} is missing: apt-get install chromium to run the browser tests`;

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { fromHex } from '../encoding/hex.ts';
 
 // This file sits in <repo>/packages/consensus/src/pow/.
-const VECTORS_DIR = new URL('../../../../../shared/vectors', import.meta.url);
+const VECTORS_DIR = new URL('../../../../../shared/vectors/', import.meta.url);
 
 function load<T>(name: string): T {
   return JSON.parse(readFileSync(new URL(name, VECTORS_DIR), 'utf8')) as T;

@@ -12,7 +12,7 @@ export interface Asset {
   readonly body: Buffer;
 }
 
-const WEB = fileURLToPath(new URL('./ui', import.meta.url));
+const WEB = fileURLToPath(new URL('./ui/', import.meta.url));
 
 /** `/` → index.html, `/app.js`, `/app.css` (the pages' styles and uPlot's). */
 export async function bundleFrontEnd(): Promise<Map<string, Asset>> {

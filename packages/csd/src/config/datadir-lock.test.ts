@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { DataDirLockedError, lockDataDir } from '@cs/runtime/datadir';
 
 const root = mkdtempSync(join(tmpdir(), 'cs-lock-'));
-const repo = fileURLToPath(new URL('../../../..', import.meta.url));
+const repo = fileURLToPath(new URL('../../../../', import.meta.url));
 const holder = fileURLToPath(new URL('./fixtures/hold-lock.ts', import.meta.url));
 const children = new Set<ChildProcess>();
 after(() => {

@@ -17,7 +17,7 @@ import { writeCookie } from '@cs/runtime/datadir';
 import { freePort } from '../../test/daemon.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'cs-cli-'));
-const repo = fileURLToPath(new URL('../../../..', import.meta.url));
+const repo = fileURLToPath(new URL('../../../../', import.meta.url));
 const servers = new Set<Server>();
 after(() => {
   for (const server of servers) server.close();
