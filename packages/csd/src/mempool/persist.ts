@@ -1,7 +1,8 @@
 import type { Logger } from 'pino';
 import { DecodeError, Reader, Transaction, Writer, bytesEqual, hashFromHex, hashToHex, sha256d } from '@cs/consensus';
+import type { MempoolEntry } from './entry.ts';
 import { readOptionalFile, writeFileAtomic } from './files.ts';
-import type { Mempool } from './mempool.ts';
+import type { AcceptResult } from './results.ts';
 
 /**
  * mempool.dat, written at shutdown and read at startup (Core's DumpMempool / LoadMempool, in our
@@ -95,8 +96,20 @@ export interface LoadReport {
 
 export const NOTHING_LOADED: LoadReport = { succeeded: 0, failed: 0, expired: 0, alreadyThere: 0 };
 
+/**
+ * The pool as saving and loading see it: only the calls mempool.dat is written from and read back
+ * through, so the Mempool can delegate here without this module depending on it.
+ */
+export interface PersistablePool {
+  entries(): Iterable<MempoolEntry>;
+  prioritised(): readonly { readonly txid: string; readonly feeDelta: bigint; readonly inMempool: boolean }[];
+  unbroadcast(): readonly string[];
+  prioritise(txid: string, delta: bigint): void;
+  accept(tx: Transaction, opts: { readonly acceptTime: number; readonly unbroadcast: boolean }): AcceptResult;
+}
+
 /** Core's DumpMempool: every transaction, parents first, with entry time and delta. */
-export async function saveMempool(mempool: Mempool, path: string): Promise<void> {
+export async function saveMempool(mempool: PersistablePool, path: string): Promise<void> {
   const entries = [...mempool.entries()].sort((a, b) => a.countWithAncestors - b.countWithAncestors || a.sequence - b.sequence);
   const deltas = new Map(
     mempool
@@ -117,7 +130,7 @@ export async function saveMempool(mempool: Mempool, path: string): Promise<void>
  * its entry time and delta. A missing file is a first start; an unreadable or damaged one is
  * logged and ignored as a whole, so the node starts with an empty mempool rather than not at all.
  */
-export async function loadMempool(mempool: Mempool, path: string, expiryCutoff: number, log: Logger): Promise<LoadReport> {
+export async function loadMempool(mempool: PersistablePool, path: string, expiryCutoff: number, log: Logger): Promise<LoadReport> {
   const report = { ...NOTHING_LOADED };
   let snapshot: MempoolSnapshot;
   try {
