@@ -6,7 +6,6 @@
  */
 import { toHex } from '@cs/consensus';
 import { ContentError, type OpoiContentStore, type PublishedContent } from '../opoi/content.ts';
-import type { Network } from './network.ts';
 
 /**
  * Where published OPoI content goes when it arrives from a peer: `accept` checks the content
@@ -32,7 +31,12 @@ export function contentStoreSink(store: OpoiContentStore): OpoiContentSink {
   };
 }
 
+/** Where stored content is announced: the Network, named by the one call relaying needs, since the network imports the sink type from here. */
+export interface ContentPublisher {
+  publishOpoiContent(requestId: Uint8Array, content: Uint8Array): void;
+}
+
 /** Relays every newly stored content to the peers, for as long as the node runs. */
-export function relayPublishedContent(store: OpoiContentStore, network: Network): void {
+export function relayPublishedContent(store: OpoiContentStore, network: ContentPublisher): void {
   store.events.on('published', (p: PublishedContent) => network.publishOpoiContent(Buffer.from(p.requestId, 'hex'), p.content));
 }
