@@ -6,7 +6,7 @@
  */
 import { Reader, Transaction, Writer, hashFromHex, hashToHex } from '@cs/consensus';
 import type { MasterKeyRecord, SealedBox } from './crypter.ts';
-import type { TxState } from './wallet-tx.ts';
+import type { TxState } from './tx-state.ts';
 
 export const RecordType = {
   /** name → small values: format version, birth time, best block. */

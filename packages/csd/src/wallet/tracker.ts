@@ -8,7 +8,8 @@ import type { BlockIndexEntry } from '../chain/block-index.ts';
 import type { Keyring } from './keyring.ts';
 import type { Ledger } from './ledger.ts';
 import type { WalletWriter } from './store.ts';
-import { INACTIVE, type TxState, type WalletTx } from './wallet-tx.ts';
+import { INACTIVE, type TxState } from './tx-state.ts';
+import type { WalletTx } from './wallet-tx.ts';
 
 export class TxTracker {
   constructor(

@@ -1,18 +1,8 @@
 /**
- * A transaction the wallet keeps (Core's CWalletTx) and where it stands relative to the active
- * chain (Core's TxState). Balances, coins and listings are all computed from these.
+ * A transaction the wallet keeps (Core's CWalletTx), with its state (tx-state.ts). Balances,
+ * coins and listings are all computed from these.
  */
 import type { TxRecord } from './records.ts';
-
-export type TxState =
-  /** In a block of the active chain. */
-  | { readonly kind: 'confirmed'; readonly blockHash: string; readonly height: number; readonly index: number; readonly blockTime: number }
-  /** Not in the active chain: waiting in the mempool, evicted, or (a coinbase) disconnected. Abandoned ones no longer count as spending. */
-  | { readonly kind: 'inactive'; readonly abandoned: boolean }
-  /** Spends an input that a transaction of the active chain spent (itself or an ancestor). */
-  | { readonly kind: 'conflicted'; readonly blockHash: string; readonly height: number };
-
-export const INACTIVE: TxState = { kind: 'inactive', abandoned: false };
 
 export interface WalletTx extends TxRecord {
   readonly txid: string;

@@ -30,8 +30,9 @@ import { ADDRESS_TYPES, EXTERNAL, INTERNAL, WALLET_FORMAT_VERSION, type AddressT
 import { Rescanner } from './rescan.ts';
 import { WalletStore, parseRecords } from './store.ts';
 import { TxTracker } from './tracker.ts';
+import { INACTIVE } from './tx-state.ts';
 import { TxView } from './tx-view.ts';
-import { INACTIVE, type WalletTx } from './wallet-tx.ts';
+import type { WalletTx } from './wallet-tx.ts';
 
 export interface WalletOptions {
   readonly db: ChainDatabase;
