@@ -6,7 +6,7 @@ import pino from 'pino';
 import { loadConfig } from '../src/config/node-config.ts';
 import { FeeEstimator } from '../src/fees/estimator.ts';
 import type { NodeContext } from '../src/node/context.ts';
-import { NodeClock } from '../src/node/clock.ts';
+import { NodeClock } from '../src/rpc/clock.ts';
 import { registerNodeMethods } from '../src/node/methods.ts';
 import { RpcError } from '../src/rpc/errors.ts';
 import type { JsonValue } from '../src/format/json-value.ts';

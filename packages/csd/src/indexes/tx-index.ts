@@ -11,7 +11,7 @@ import type { Logger } from 'pino';
 import { Transaction, compactSizeLength, hashFromHex, hashToHex, type Block } from '@cs/consensus';
 import type { BlockIndexEntry } from '../chain/block-index.ts';
 import type { Chain } from '../chain/chainstate.ts';
-import type { TxIndex } from '../rpc/methods/rawtransactions.ts';
+import type { TxIndex } from '../rpc/context.ts';
 import { TX_INDEX_MARKER, type ChainDatabase, type Table } from '../storage/database.ts';
 import { IndexSync, type BlockIndexer, type IndexProgress } from './sync.ts';
 

@@ -1,36 +1,17 @@
-import type { Logger } from 'pino';
-import type { ChainParams } from '@cs/consensus';
-import type { Chain } from '../chain/chainstate.ts';
-import type { NodeConfig } from '../config/node-config.ts';
-import type { FeeEstimator } from '../fees/estimator.ts';
 import type { AddressIndex } from '../indexes/address-index.ts';
 import type { TransactionIndex } from '../indexes/tx-index.ts';
-import type { Mempool } from '../mempool/mempool.ts';
-import type { OpoiContentStore } from '../opoi/content.ts';
-import type { Network } from '../p2p/network.ts';
-import type { Wallet } from '../wallet/wallet.ts';
-import type { NodeClock } from './clock.ts';
+import type { OpoiContext } from '../opoi/context.ts';
+import type { NetworkRpcContext } from '../p2p/rpc.ts';
+import type { RestContext } from '../rest/endpoint.ts';
+import type { WebSocketContext } from '../ws/service.ts';
 
 /**
- * What RPC methods and other interfaces may use of a running node. Handlers get this object,
- * never the storage underneath: the chain, mempool and estimator are the only ways in.
+ * Everything a running node offers its RPC methods and interfaces. Each subsystem declares the
+ * part it uses in its own layer (rpc/context.ts, wallet/rpc, opoi, p2p/rpc.ts, rest, ws); the
+ * node builds this one object, which is all of them, and hands it to each.
  */
-export interface NodeContext {
-  readonly config: NodeConfig;
-  readonly params: ChainParams;
-  readonly chain: Chain;
-  readonly mempool: Mempool;
-  readonly feeEstimator: FeeEstimator;
-  readonly clock: NodeClock;
-  readonly log: Logger;
-  /** -txindex (on by default): confirmed transactions by txid. */
+export interface NodeContext extends OpoiContext, NetworkRpcContext, RestContext, WebSocketContext {
+  // The chain's methods need only a lookup; the node runs the index, which REST reads further.
   readonly txIndex?: TransactionIndex;
-  /** -addressindex (on by default): activity by address, behind /rest/address. */
   readonly addressIndex?: AddressIndex;
-  /** Published OPoI response content (the chain's OPoI state is `chain.opoi`). */
-  readonly opoiContent: OpoiContentStore;
-  /** The node's wallet; absent with -disablewallet. */
-  readonly wallet?: Wallet;
-  /** The peer-to-peer network (started last, once everything it serves is loaded). */
-  readonly network?: Network;
 }

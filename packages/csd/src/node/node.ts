@@ -25,7 +25,7 @@ import { OpoiContentStore } from '../opoi/content.ts';
 import { WebSocketService } from '../ws/service.ts';
 import { ZmqNotificationInterface } from '../zmq/interface.ts';
 import { zmqNotifications } from '../zmq/notifications.ts';
-import { NodeClock } from './clock.ts';
+import { NodeClock } from '../rpc/clock.ts';
 import type { NodeContext } from './context.ts';
 import { registerNodeMethods } from './methods.ts';
 

@@ -23,7 +23,7 @@ import {
   winnerAmount,
 } from '@cs/consensus';
 import { amountToJson } from '@cs/runtime/amount';
-import type { NodeContext } from '../node/context.ts';
+import type { ChainContext } from '../rpc/context.ts';
 import { type JsonObject, withJsonText } from '../format/json-value.ts';
 import type { PublishedContent } from './content.ts';
 
@@ -120,7 +120,7 @@ export function requestToJson(r: RequestRecord, commits: readonly CommitRecord[]
  * A request as a running node shows it (REST; the same object getopoirequest gives): heights and
  * hashes of the active chain, and a payout waiting in the mempool (a spender of the escrow).
  */
-export function nodeRequestToJson(r: RequestRecord, { chain, mempool, params }: Pick<NodeContext, 'chain' | 'mempool' | 'params'>): JsonObject {
+export function nodeRequestToJson(r: RequestRecord, { chain, mempool, params }: Pick<ChainContext, 'chain' | 'mempool' | 'params'>): JsonObject {
   const payout = pendingPayout(mempool, r);
   // Bridges and dashboards ask for the same few requests over and over. The store hands out one
   // record object until a block (or a reorg) changes the request, its commits or its payout, so the
@@ -143,7 +143,7 @@ export function nodeRequestToJson(r: RequestRecord, { chain, mempool, params }: 
 const shown = new WeakMap<RequestRecord, { readonly tip: object; readonly payout: string | undefined; readonly json: JsonObject }>();
 
 /** The escrow's spender in the mempool (an unconfirmed payout), if any. */
-export function pendingPayout(mempool: NodeContext['mempool'], r: RequestRecord): string | undefined {
+export function pendingPayout(mempool: ChainContext['mempool'], r: RequestRecord): string | undefined {
   // Most of the time nothing in the mempool spends anything of OPoI: no key to build.
   if (mempool.size === 0) return undefined;
   return mempool.spender({ txid: hashFromHex(r.txid), vout: 0 })?.txid;

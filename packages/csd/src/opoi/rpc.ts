@@ -23,7 +23,7 @@ import {
   toHex,
 } from '@cs/consensus';
 import { amountToJson } from '@cs/runtime/amount';
-import type { NodeContext } from '../node/context.ts';
+import type { OpoiContext } from './context.ts';
 import { RpcError, RpcErrorCode } from '../rpc/errors.ts';
 import type { JsonValue } from '../format/json-value.ts';
 import { broadcastError } from '../rpc/methods/rawtransactions.ts';
@@ -155,7 +155,7 @@ function parseHash(value: string, name: string): Uint8Array {
   return fromHex(value);
 }
 
-function confirmedRequest(ctx: NodeContext, id: string): RequestRecord {
+function confirmedRequest(ctx: OpoiContext, id: string): RequestRecord {
   const r = ctx.chain.opoi.request(id);
   if (!r) throw new RpcError(RpcErrorCode.INVALID_ADDRESS_OR_KEY, 'OPoI request not found on-chain (unknown, or its REQUEST is unconfirmed)');
   return r;
@@ -167,7 +167,7 @@ function sent(outcome: SendOutcome): string {
   return outcome.txid;
 }
 
-export function registerOpoiMethods(registry: RpcRegistry, ctx: NodeContext): void {
+export function registerOpoiMethods(registry: RpcRegistry, ctx: OpoiContext): void {
   const { chain, params } = ctx;
   const p = params.opoi;
 
@@ -389,7 +389,7 @@ export function registerOpoiMethods(registry: RpcRegistry, ctx: NodeContext): vo
   if (ctx.wallet) registerOpoiWalletMethods(registry, ctx, actorArg);
 }
 
-function registerOpoiWalletMethods(registry: RpcRegistry, ctx: NodeContext, actorArg: (address: string, name: string) => Actor): void {
+function registerOpoiWalletMethods(registry: RpcRegistry, ctx: OpoiContext, actorArg: (address: string, name: string) => Actor): void {
   const { chain, params } = ctx;
   const p = params.opoi;
 

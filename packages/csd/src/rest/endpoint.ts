@@ -1,6 +1,8 @@
 /** What each REST endpoint declares, and what it is given per request. */
 import type { JsonValue } from '../format/json-value.ts';
-import type { NodeContext } from '../node/context.ts';
+import type { AddressIndex } from '../indexes/address-index.ts';
+import type { TransactionIndex } from '../indexes/tx-index.ts';
+import type { ChainContext } from '../rpc/context.ts';
 import type { RawBlockCache } from './block-cache.ts';
 import type { RestFormat } from './format.ts';
 import type { RateGroup } from './rate-limits.ts';
@@ -21,9 +23,17 @@ export interface Endpoint {
   handle(request: RestRequest): RestReply | Promise<RestReply>;
 }
 
+/** What the endpoints may use of a running node: the chain's context and the indexes, which they read directly. */
+export interface RestContext extends ChainContext {
+  /** -txindex (on by default): /rest/tx finds confirmed transactions by txid alone. */
+  readonly txIndex?: TransactionIndex;
+  /** -addressindex (on by default): activity by address, behind /rest/address. */
+  readonly addressIndex?: AddressIndex;
+}
+
 /** What endpoints may use of the node. */
 export interface RestDeps {
-  readonly ctx: NodeContext;
+  readonly ctx: RestContext;
   /** Stored blocks, through the cache of recently served ones. */
   readonly blocks: RawBlockCache;
   /**

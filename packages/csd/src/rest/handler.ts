@@ -14,13 +14,12 @@
  * `{"error":"Internal server error"}` (rpc/server.ts). docs/rest.md is the reference.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { NodeContext } from '../node/context.ts';
 import type { JsonValue } from '../format/json-value.ts';
 import type { RpcRegistry } from '../rpc/registry.ts';
 import type { RouteContext, RouteHandler, RpcHttpServer } from '../rpc/server.ts';
 import type { Warmup } from '../rpc/warmup.ts';
 import { RawBlockCache } from './block-cache.ts';
-import type { Endpoint, RestDeps } from './endpoint.ts';
+import type { Endpoint, RestContext, RestDeps } from './endpoint.ts';
 import { addressEndpoint } from './endpoints/address.ts';
 import { blockEndpoint } from './endpoints/block.ts';
 import { blockHashByHeightEndpoint, chainInfoEndpoint, headersEndpoint } from './endpoints/chain.ts';
@@ -94,7 +93,7 @@ function queryOf(req: IncomingMessage): URLSearchParams {
 }
 
 /** Serves REST on the node's RPC server (-rest), answering chaininfo and mempool contents through `registry`'s methods. */
-export function registerRest(server: RpcHttpServer, registry: RpcRegistry, ctx: NodeContext, rateLimit: number): void {
+export function registerRest(server: RpcHttpServer, registry: RpcRegistry, ctx: RestContext, rateLimit: number): void {
   const callRpc = (method: string, params: readonly JsonValue[]) => registry.call(method, params, { uri: REST_PREFIX, peer: '' });
   server.addGetRoute(REST_PREFIX, createRestHandler({ ctx, callRpc, warmup: registry.warmup, rateLimit }), { prefix: true });
 }

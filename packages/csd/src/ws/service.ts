@@ -1,8 +1,14 @@
 import { splitHostPort } from '@cs/runtime/config';
-import type { NodeContext } from '../node/context.ts';
+import type { OpoiContentStore } from '../opoi/content.ts';
+import type { ChainContext } from '../rpc/context.ts';
 import { AllowList } from '../rpc/allowip.ts';
 import { WsNotifier } from './notifier.ts';
 import { WsServer } from './server.ts';
+
+/** What the WebSocket service may use of a running node: the chain's context and the published OPoI content it announces. */
+export interface WebSocketContext extends ChainContext {
+  readonly opoiContent: OpoiContentStore;
+}
 
 /**
  * WebSocket notifications of a running node (-wsport): the server and the notifier that feeds it
@@ -18,7 +24,7 @@ export class WebSocketService {
    * Listens where the RPC server does: loopback only unless -rpcallowip is set, then on each
    * -rpcbind address (its port, if any, is the RPC port's; WebSocket uses -wsport).
    */
-  static async start(ctx: NodeContext, port: number): Promise<WebSocketService> {
+  static async start(ctx: WebSocketContext, port: number): Promise<WebSocketService> {
     const o = ctx.config.options;
     const server = new WsServer({
       net: ctx.params.address,

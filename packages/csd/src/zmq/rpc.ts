@@ -1,9 +1,9 @@
 /** The Zmq category: getzmqnotifications, as Core's src/zmq/zmqrpc.cpp. */
-import type { NodeContext } from '../node/context.ts';
+import type { ChainContext } from '../rpc/context.ts';
 import type { RpcRegistry } from '../rpc/registry.ts';
 import { zmqNotifications } from './notifications.ts';
 
-export function registerZmqMethods(registry: RpcRegistry, ctx: NodeContext): void {
+export function registerZmqMethods(registry: RpcRegistry, ctx: ChainContext): void {
   // The node refuses to start when an endpoint cannot be bound, so the configured notifiers are the active ones.
   const active = zmqNotifications(ctx.config.options).map(({ topic, address, hwm }) => ({ type: `pub${topic}`, address, hwm }));
   registry.register({

@@ -13,7 +13,7 @@ import { blockToJson, headerToJson, mempoolEntryToJson, scriptPubKeyToJson } fro
 import { MEMPOOL_HEIGHT } from '../../mempool/coin-view.ts';
 import type { MempoolEntry } from '../../mempool/entry.ts';
 import { mempoolInfoJson } from '../../mempool/info.ts';
-import type { NodeContext } from '../../node/context.ts';
+import type { ChainContext } from '../context.ts';
 import { RpcError, RpcErrorCode } from '../errors.ts';
 import { type JsonObject, type JsonValue, withJsonText } from '../../format/json-value.ts';
 import { INT32_MAX, INT32_MIN, jsonInteger, parseHashV, parseVerbosity } from '../params.ts';
@@ -54,7 +54,7 @@ function verificationProgress(tip: BlockIndexEntry, bestHeader: BlockIndexEntry,
  * flip back (Core latches the same way). Core also requires the network's minimum chain work;
  * the cs chain has no such checkpoint, so on regtest the first freshly mined block ends it.
  */
-function initialBlockDownload(ctx: NodeContext): () => boolean {
+function initialBlockDownload(ctx: ChainContext): () => boolean {
   let finished = false;
   return () => {
     if (finished) return false;
@@ -138,14 +138,14 @@ function sortedByDepthAndScore(entries: Iterable<MempoolEntry>): MempoolEntry[] 
   });
 }
 
-function mempoolEntryOrThrow(ctx: NodeContext, txid: string): MempoolEntry {
+function mempoolEntryOrThrow(ctx: ChainContext, txid: string): MempoolEntry {
   const entry = ctx.mempool.get(txid);
   if (!entry) throw new RpcError(RpcErrorCode.INVALID_ADDRESS_OR_KEY, 'Transaction not in mempool');
   return entry;
 }
 
 /** A list of txids, or with `verbose` an object of entries by txid (getmempoolancestors/descendants). */
-function entriesJson(ctx: NodeContext, entries: Iterable<MempoolEntry>, verbose: boolean): JsonValue {
+function entriesJson(ctx: ChainContext, entries: Iterable<MempoolEntry>, verbose: boolean): JsonValue {
   const sorted = [...entries].sort((a, b) => (a.txid < b.txid ? -1 : a.txid > b.txid ? 1 : 0));
   if (!verbose) return sorted.map((e) => e.txid);
   const unbroadcast = new Set(ctx.mempool.unbroadcast());
@@ -202,7 +202,7 @@ function indent(lines: readonly string[], by: string): string[] {
 const SOME_BLOCK_HASH = '00000000c937983704a73af28acdec37b049d214adbda81d7e2a3dd146f6ed09';
 const SOME_TXID = 'a08e6907dbbd3d809776dbfc5d82e371b764ed838b5655e72f463568df1aadf0';
 
-export function registerBlockchainMethods(registry: RpcRegistry, ctx: NodeContext): void {
+export function registerBlockchainMethods(registry: RpcRegistry, ctx: ChainContext): void {
   const { chain, mempool, params } = ctx;
   const isInitialBlockDownload = initialBlockDownload(ctx);
   let lastChainInfo:

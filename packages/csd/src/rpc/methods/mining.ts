@@ -30,7 +30,7 @@ import { networkHashPerSecond } from '../../mining/hashrate.ts';
 import { DEFAULT_LONGPOLL_TIMING, waitForTemplateChange, type LongpollTiming, type LongpollWatch } from '../../mining/longpoll.ts';
 import { TemplateSource, blockTime, type BlockTemplate } from '../../mining/template.ts';
 import { testBlockValidity } from '../../mining/validity.ts';
-import type { NodeContext } from '../../node/context.ts';
+import type { ChainContext } from '../context.ts';
 import { INT32_MAX, INT32_MIN, jsonInteger, parseHashV } from '../params.ts';
 import { feeRateToCoins } from '../../policy/feerate.ts';
 import { RpcError, RpcErrorCode } from '../errors.ts';
@@ -52,7 +52,7 @@ const RESERVED_FIELD_HEX = '00'.repeat(32);
  */
 const NONCE_RANGE = '00000000ffffffff';
 
-export function registerMiningMethods(registry: RpcRegistry, ctx: NodeContext, options: MiningRpcOptions = {}): void {
+export function registerMiningMethods(registry: RpcRegistry, ctx: ChainContext, options: MiningRpcOptions = {}): void {
   const { chain, mempool, params } = ctx;
   const longpollTiming = options.longpoll ?? DEFAULT_LONGPOLL_TIMING;
   const templates = new TemplateSource(

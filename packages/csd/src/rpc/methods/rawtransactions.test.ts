@@ -19,16 +19,17 @@ import { withRpcNode, type RpcTestNode } from '../../../test/rpc-harness.ts';
 import { ANYONE_SCRIPT, COIN_VALUE, KEY_SCRIPT, accepted, buildTx, mine, spend, utxo } from '../../../test/mempool-harness.ts';
 import type { NodeContext } from '../../node/context.ts';
 import { feeRateOf, feeRateToCoins } from '../../policy/feerate.ts';
+import type { TxIndex } from '../context.ts';
 import type { RpcRegistry } from '../registry.ts';
 import { registerBlockchainMethods } from './blockchain.ts';
-import { decodeHexTx, registerRawTransactionMethods, type TxIndex } from './rawtransactions.ts';
+import { decodeHexTx, registerRawTransactionMethods } from './rawtransactions.ts';
 
 type Json = Record<string, unknown>;
 
 const withNode = (fn: (node: RpcTestNode) => Promise<void>, txIndex?: TxIndex) =>
   withRpcNode((registry: RpcRegistry, ctx: NodeContext) => {
     registerBlockchainMethods(registry, ctx);
-    registerRawTransactionMethods(registry, ctx, txIndex);
+    registerRawTransactionMethods(registry, { ...ctx, txIndex });
   }, fn);
 
 async function expectError(node: RpcTestNode, code: number, message: string | RegExp, method: string, ...params: unknown[]) {

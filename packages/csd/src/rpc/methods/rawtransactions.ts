@@ -32,25 +32,13 @@ import type { Coin } from '../../chain/coins.ts';
 import { amountToJson, amountFromValue } from '@cs/runtime/amount';
 import { scriptPubKeyToJson, txPlacementToJson, txToJson } from '../../format/json.ts';
 import type { AcceptFailure } from '../../mempool/results.ts';
-import type { NodeContext } from '../../node/context.ts';
+import type { ChainContext } from '../context.ts';
 import { feeForSize, feeRateOf, feeRateToCoins, type FeeRate } from '../../policy/feerate.ts';
 import { DEFAULT_MAX_RAW_TX_FEE_RATE } from '../../policy/policy.ts';
 import { RpcError, RpcErrorCode } from '../errors.ts';
 import { isJsonObject, jsonTypeName, type JsonObject, type JsonValue } from '../../format/json-value.ts';
 import type { RpcRegistry } from '../registry.ts';
 import { isHexOrEmpty, jsonInteger, jsonString, parseHashV, parseVerbosity } from '../params.ts';
-
-/**
- * A transaction index (-txindex): where a confirmed transaction is. csd has none yet; when it
- * arrives, the node passes it to registerRawTransactionMethods and getrawtransaction finds
- * confirmed transactions without a block hash.
- */
-export interface TxIndex {
-  /** The confirmed transaction with this txid (display hex) and the hash of its block, if indexed. */
-  find(txid: string): Promise<{ readonly tx: Transaction; readonly blockHash: string } | undefined>;
-  /** Whether the index has caught up with the active chain (Core waits for it; csd answers from what is indexed). */
-  synced(): boolean;
-}
 
 /** Core's MAX_PACKAGE_COUNT: testmempoolaccept takes at most this many transactions. */
 export const MAX_PACKAGE_COUNT = 25;
@@ -130,7 +118,7 @@ function canWrap(script: Uint8Array, type: string): boolean {
   return true;
 }
 
-function decodeScriptJson(ctx: NodeContext, script: Uint8Array): JsonObject {
+function decodeScriptJson(ctx: ChainContext, script: Uint8Array): JsonObject {
   const net = ctx.params.address;
   const { type, solutions } = solver(script);
   const result = scriptPubKeyToJson(script, ctx.params, false);
@@ -201,7 +189,7 @@ function outputPairs(outputs: JsonValue): [string, JsonValue][] {
 }
 
 /** Core's ParseOutputs + AddOutputs, in the order given. */
-function parseOutputs(ctx: NodeContext, outputs: JsonValue): TxOut[] {
+function parseOutputs(ctx: ChainContext, outputs: JsonValue): TxOut[] {
   const seen = new Set<string>();
   let hasData = false;
   return outputPairs(outputs).map(([key, value]) => {
@@ -269,7 +257,7 @@ function testRejectReason(failure: AcceptFailure): string {
  * Core's TxToJSON: the transaction (with fee and prevouts when `spent`, the coins its inputs
  * spent, is known), then where it was confirmed as seen from the active chain.
  */
-function locatedTxJson(ctx: NodeContext, tx: Transaction, block: BlockIndexEntry | undefined, spent: readonly Coin[] | undefined): JsonObject {
+function locatedTxJson(ctx: ChainContext, tx: Transaction, block: BlockIndexEntry | undefined, spent: readonly Coin[] | undefined): JsonObject {
   const json = txToJson(tx, ctx.params, { includeHex: true, spent, prevouts: true });
   return block ? { ...json, ...txPlacementToJson(block, ctx.chain) } : json;
 }
@@ -318,8 +306,8 @@ const FEE_RATE_DESCRIPTION =
 const SOME_TXID = 'a08e6907dbbd3d809776dbfc5d82e371b764ed838b5655e72f463568df1aadf0';
 const SOME_BLOCK_HASH = '00000000c937983704a73af28acdec37b049d214adbda81d7e2a3dd146f6ed09';
 
-export function registerRawTransactionMethods(registry: RpcRegistry, ctx: NodeContext, txIndex?: TxIndex): void {
-  const { chain, mempool, params } = ctx;
+export function registerRawTransactionMethods(registry: RpcRegistry, ctx: ChainContext): void {
+  const { chain, mempool, params, txIndex } = ctx;
   const genesisCoinbase = hashToHex(params.genesis.header.merkleRoot);
 
   registry.register({

@@ -3,7 +3,7 @@
  * (Core files it under "hidden"; the registry has no hidden category, so it is listed here).
  */
 import { AddressError, decodeAddress, destinationToScript, encodeDestination, toHex, type Destination } from '@cs/consensus';
-import type { NodeContext } from '../../node/context.ts';
+import type { ChainContext } from '../context.ts';
 import { RpcError, RpcErrorCode } from '../errors.ts';
 import type { JsonObject } from '../../format/json-value.ts';
 import type { RpcRegistry } from '../registry.ts';
@@ -30,7 +30,7 @@ function describeAddress(d: Destination): JsonObject {
   }
 }
 
-export function registerUtilMethods(registry: RpcRegistry, ctx: NodeContext): void {
+export function registerUtilMethods(registry: RpcRegistry, ctx: ChainContext): void {
   registry.register({
     name: 'validateaddress',
     category: 'Util',

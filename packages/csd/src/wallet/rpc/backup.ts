@@ -5,13 +5,13 @@
  */
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { NodeContext } from '../../node/context.ts';
+import type { WalletRpcContext } from './context.ts';
 import { RpcError, RpcErrorCode } from '../../rpc/errors.ts';
 import type { RpcRegistry } from '../../rpc/registry.ts';
 import { encodeBackup, readBackupFile, writeBackupFile } from '../backup.ts';
 import { walletCall, walletOf } from './common.ts';
 
-export function registerBackupMethods(registry: RpcRegistry, ctx: NodeContext): void {
+export function registerBackupMethods(registry: RpcRegistry, ctx: WalletRpcContext): void {
   registry.register({
     name: 'backupwallet',
     category: 'Wallet',

@@ -5,7 +5,7 @@
  */
 import { scriptToAddress, toHex } from '@cs/consensus';
 import { amountToJson, amountFromValue } from '@cs/runtime/amount';
-import type { NodeContext } from '../../node/context.ts';
+import type { WalletRpcContext } from './context.ts';
 import { feeRateToCoins } from '../../policy/feerate.ts';
 import { jsonString } from '../../rpc/params.ts';
 import { RpcError, RpcErrorCode } from '../../rpc/errors.ts';
@@ -48,7 +48,7 @@ function parseQueryOptions(value: JsonObject | undefined): QueryOptions {
   };
 }
 
-export function registerBalanceMethods(registry: RpcRegistry, ctx: NodeContext): void {
+export function registerBalanceMethods(registry: RpcRegistry, ctx: WalletRpcContext): void {
   registry.register({
     name: 'getbalance',
     category: 'Wallet',

@@ -3,7 +3,7 @@
  * into Core's error codes, and parsing addresses and address types as Core does.
  */
 import { AddressError, addressToScript, decodeAddress, destinationToScript, type Destination } from '@cs/consensus';
-import type { NodeContext } from '../../node/context.ts';
+import type { WalletRpcContext } from './context.ts';
 import { RpcError, RpcErrorCode, type RpcErrorCodeValue } from '../../rpc/errors.ts';
 import type { RpcCallContext } from '../../rpc/registry.ts';
 import { WalletError, type WalletErrorKind } from '../errors.ts';
@@ -16,7 +16,7 @@ const WALLET_PATH = '/wallet/';
  * The wallet a call is for. csd has one wallet, the default one named "": calls on `/` and on
  * `/wallet/` reach it; `/wallet/<any other name>` is Core's -18.
  */
-export function walletOf(ctx: NodeContext, call: RpcCallContext): Wallet {
+export function walletOf(ctx: WalletRpcContext, call: RpcCallContext): Wallet {
   const wallet = ctx.wallet;
   if (!wallet) throw new RpcError(RpcErrorCode.WALLET_NOT_FOUND, 'No wallet is loaded (the node runs with -disablewallet).');
   if (call.uri.startsWith(WALLET_PATH)) {
@@ -57,7 +57,7 @@ export async function walletCall<T>(fn: () => T | Promise<T>, overrides: Partial
 }
 
 /** An address of this network, or -5 with Core's "Invalid Bitcoin address: …" wording (the chain's name instead). */
-export function parseAddress(ctx: NodeContext, address: string): Uint8Array {
+export function parseAddress(ctx: WalletRpcContext, address: string): Uint8Array {
   try {
     return addressToScript(address, ctx.params.address);
   } catch (e) {
@@ -67,7 +67,7 @@ export function parseAddress(ctx: NodeContext, address: string): Uint8Array {
 }
 
 /** The decoded address, or -5 with the decoder's reason (getaddressinfo, signmessage). */
-export function decodeAddressOrThrow(ctx: NodeContext, address: string, message?: string): { destination: Destination; script: Uint8Array } {
+export function decodeAddressOrThrow(ctx: WalletRpcContext, address: string, message?: string): { destination: Destination; script: Uint8Array } {
   try {
     const destination = decodeAddress(address, ctx.params.address);
     return { destination, script: destinationToScript(destination) };

@@ -3,7 +3,7 @@
  * walletpassphrasechange (Core's wallet/rpc/encrypt.cpp), with Core's codes: -13 while locked,
  * -14 for a wrong passphrase, -15 in the wrong encryption state.
  */
-import type { NodeContext } from '../../node/context.ts';
+import type { WalletRpcContext } from './context.ts';
 import { RpcError, RpcErrorCode } from '../../rpc/errors.ts';
 import type { RpcRegistry } from '../../rpc/registry.ts';
 import { MAX_UNLOCK_SECONDS } from '../encryption.ts';
@@ -15,7 +15,7 @@ function nonEmpty(passphrase: string): string {
   return passphrase;
 }
 
-export function registerEncryptionMethods(registry: RpcRegistry, ctx: NodeContext): void {
+export function registerEncryptionMethods(registry: RpcRegistry, ctx: WalletRpcContext): void {
   registry.register({
     name: 'encryptwallet',
     category: 'Wallet',

@@ -4,7 +4,7 @@
  */
 import { amountToJson } from '@cs/runtime/amount';
 import { txToJson } from '../../format/json.ts';
-import type { NodeContext } from '../../node/context.ts';
+import type { WalletRpcContext } from './context.ts';
 import { lookupBlock } from '../../rpc/methods/blockchain.ts';
 import { parseHashV } from '../../rpc/params.ts';
 import { RpcError, RpcErrorCode } from '../../rpc/errors.ts';
@@ -18,7 +18,7 @@ import { listTransactionEntries, walletTxFields, type TxJsonContext } from './tx
 
 const NOT_IN_WALLET = 'Invalid or non-wallet transaction id';
 
-function jsonContext(ctx: NodeContext, wallet: Wallet): TxJsonContext {
+function jsonContext(ctx: WalletRpcContext, wallet: Wallet): TxJsonContext {
   return { view: wallet.view, mempool: ctx.mempool, params: ctx.params };
 }
 
@@ -60,7 +60,7 @@ const ENTRY_FIELDS = [
   "    \"abandoned\" : true|false          (boolean, optional) 'true' if the transaction has been abandoned (inputs are respendable). Only available for the 'send' category of transactions.",
 ];
 
-export function registerHistoryMethods(registry: RpcRegistry, ctx: NodeContext): void {
+export function registerHistoryMethods(registry: RpcRegistry, ctx: WalletRpcContext): void {
   registry.register({
     name: 'listtransactions',
     category: 'Wallet',

@@ -16,7 +16,7 @@ import {
   toHex,
   type Destination,
 } from '@cs/consensus';
-import type { NodeContext } from '../../node/context.ts';
+import type { WalletRpcContext } from './context.ts';
 import { isHexOrEmpty } from '../../rpc/params.ts';
 import { RpcError, RpcErrorCode } from '../../rpc/errors.ts';
 import type { JsonObject } from '../../format/json-value.ts';
@@ -51,7 +51,7 @@ export function keyOwnershipOf(wallet: Wallet, script: Uint8Array): KeyOwnership
   return wallet.keyring.keyForHash(solutions[0]);
 }
 
-function addressInfo(ctx: NodeContext, wallet: Wallet, address: string): JsonObject {
+function addressInfo(ctx: WalletRpcContext, wallet: Wallet, address: string): JsonObject {
   const { destination, script } = decodeAddressOrThrow(ctx, address);
   const own = wallet.keyring.ownership(script);
   const key = own && own.kind !== 'watch' ? own : undefined;
@@ -76,7 +76,7 @@ function addressInfo(ctx: NodeContext, wallet: Wallet, address: string): JsonObj
 }
 
 /** An address, or an output script in hex (importaddress accepts both). */
-function addressOrScript(ctx: NodeContext, text: string): Uint8Array {
+function addressOrScript(ctx: WalletRpcContext, text: string): Uint8Array {
   try {
     return addressToScript(text, ctx.params.address);
   } catch (e) {
@@ -96,7 +96,7 @@ const RESCANNING = 'Wallet is currently rescanning. Abort existing rescan or wai
 const RESCAN_DESCRIPTION =
   'Scan the chain and mempool for wallet transactions. The call returns once the scan is done; getwalletinfo shows its progress meanwhile.';
 
-export function registerKeyMethods(registry: RpcRegistry, ctx: NodeContext): void {
+export function registerKeyMethods(registry: RpcRegistry, ctx: WalletRpcContext): void {
   registry.register({
     name: 'getnewaddress',
     category: 'Wallet',

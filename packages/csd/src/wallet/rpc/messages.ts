@@ -5,7 +5,7 @@
  * way: a signature made for one verifies for the other address of the same key.
  */
 import { solver } from '@cs/consensus';
-import type { NodeContext } from '../../node/context.ts';
+import type { WalletRpcContext } from './context.ts';
 import { RpcError, RpcErrorCode } from '../../rpc/errors.ts';
 import type { RpcRegistry } from '../../rpc/registry.ts';
 import { decodeBase64Strict, signMessage, verifyMessage } from '../message.ts';
@@ -13,14 +13,14 @@ import { EXAMPLE_ADDRESS, decodeAddressOrThrow, walletCall, walletOf } from './c
 import { keyOwnershipOf } from './keys.ts';
 
 /** The key hash an address pays to, or Core's -3 for addresses that do not refer to a single key. */
-function keyHashOf(ctx: NodeContext, address: string): { keyHash: Uint8Array; script: Uint8Array } {
+function keyHashOf(ctx: WalletRpcContext, address: string): { keyHash: Uint8Array; script: Uint8Array } {
   const { script } = decodeAddressOrThrow(ctx, address, 'Invalid address');
   const { type, solutions } = solver(script);
   if (type !== 'pubkeyhash' && type !== 'witness_v0_keyhash') throw new RpcError(RpcErrorCode.TYPE_ERROR, 'Address does not refer to key');
   return { keyHash: solutions[0], script };
 }
 
-export function registerSignMessageMethod(registry: RpcRegistry, ctx: NodeContext): void {
+export function registerSignMessageMethod(registry: RpcRegistry, ctx: WalletRpcContext): void {
   registry.register({
     name: 'signmessage',
     category: 'Wallet',
@@ -50,7 +50,7 @@ export function registerSignMessageMethod(registry: RpcRegistry, ctx: NodeContex
   });
 }
 
-export function registerVerifyMessageMethod(registry: RpcRegistry, ctx: NodeContext): void {
+export function registerVerifyMessageMethod(registry: RpcRegistry, ctx: WalletRpcContext): void {
   registry.register({
     name: 'verifymessage',
     category: 'Util',

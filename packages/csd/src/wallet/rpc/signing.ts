@@ -3,7 +3,7 @@
  * signrawtransactionwithkey (rpc/rawtransaction.cpp; it needs no wallet, but lives with its twin).
  */
 import { AddressError, decodeWif, fromHex, hashToHex, publicKeyCreate, toHex, type Transaction, type TxOut } from '@cs/consensus';
-import type { NodeContext } from '../../node/context.ts';
+import type { WalletRpcContext } from './context.ts';
 import { amountFromValue } from '@cs/runtime/amount';
 import { isHexOrEmpty, jsonInteger, jsonString, parseHashV } from '../../rpc/params.ts';
 import { decodeHexTx } from '../../rpc/methods/rawtransactions.ts';
@@ -46,7 +46,7 @@ function parsePrevTxs(list: readonly JsonValue[] | undefined): PrevTxs {
 }
 
 /** The outputs the inputs spend: given ones first, then the UTXO set and the mempool (Core's FindCoins). */
-function spentOutputs(ctx: NodeContext, tx: Transaction, prev: PrevTxs): (TxOut | undefined)[] {
+function spentOutputs(ctx: WalletRpcContext, tx: Transaction, prev: PrevTxs): (TxOut | undefined)[] {
   const view = ctx.mempool.coinView();
   return tx.inputs.map((input) => {
     const given = prev.outputs.get(`${hashToHex(input.prevout.txid)}:${input.prevout.vout}`);
@@ -57,7 +57,7 @@ function spentOutputs(ctx: NodeContext, tx: Transaction, prev: PrevTxs): (TxOut 
 }
 
 /** Core's SignTransactionResultToJSON. */
-function signResult(ctx: NodeContext, tx: Transaction, prev: PrevTxs, keys: KeySource, sighashtype: string): JsonObject {
+function signResult(ctx: WalletRpcContext, tx: Transaction, prev: PrevTxs, keys: KeySource, sighashtype: string): JsonObject {
   const hashType = parseSighashType(sighashtype);
   if (hashType === null) throw new RpcError(RpcErrorCode.INVALID_PARAMETER, `'${sighashtype}' is not a valid sighash parameter.`);
   const { tx: signed, errors } = signTransaction(tx, spentOutputs(ctx, tx, prev), keys, hashType);
@@ -109,7 +109,7 @@ const SIGN_RESULT = [
 ].join('\n');
 
 /** signrawtransactionwithwallet: needs the wallet. */
-export function registerWalletSigningMethods(registry: RpcRegistry, ctx: NodeContext): void {
+export function registerWalletSigningMethods(registry: RpcRegistry, ctx: WalletRpcContext): void {
   registry.register({
     name: 'signrawtransactionwithwallet',
     category: 'Wallet',
@@ -137,7 +137,7 @@ export function registerWalletSigningMethods(registry: RpcRegistry, ctx: NodeCon
 }
 
 /** signrawtransactionwithkey: a node method in Core, available with -disablewallet too. */
-export function registerKeySigningMethods(registry: RpcRegistry, ctx: NodeContext): void {
+export function registerKeySigningMethods(registry: RpcRegistry, ctx: WalletRpcContext): void {
   registry.register({
     name: 'signrawtransactionwithkey',
     category: 'Rawtransactions',

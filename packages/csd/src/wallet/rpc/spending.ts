@@ -4,7 +4,7 @@
  */
 import { addressToScript, toHex } from '@cs/consensus';
 import { amountToJson, amountFromValue } from '@cs/runtime/amount';
-import type { NodeContext } from '../../node/context.ts';
+import type { WalletRpcContext } from './context.ts';
 import { jsonInteger, jsonString, parseHashV } from '../../rpc/params.ts';
 import { broadcastError, decodeHexTx } from '../../rpc/methods/rawtransactions.ts';
 import { RpcError, RpcErrorCode } from '../../rpc/errors.ts';
@@ -69,7 +69,7 @@ const FUND_OPTION_TYPES: Readonly<Record<string, string>> = {
   minconf: 'number',
 };
 
-function parseFundOptions(ctx: NodeContext, value: JsonValue | undefined, outputs: number): FundOptions {
+function parseFundOptions(ctx: WalletRpcContext, value: JsonValue | undefined, outputs: number): FundOptions {
   // Core still takes a bare boolean here: the old includeWatching argument.
   const o: JsonObject = isJsonObject(value) ? value : {};
   for (const [key, v] of Object.entries(o)) {
@@ -140,7 +140,7 @@ function parseOutpoints(wallet: Wallet, list: readonly JsonValue[]): { txid: str
   });
 }
 
-export function registerSpendingMethods(registry: RpcRegistry, ctx: NodeContext): void {
+export function registerSpendingMethods(registry: RpcRegistry, ctx: WalletRpcContext): void {
   registry.register({
     name: 'sendtoaddress',
     category: 'Wallet',

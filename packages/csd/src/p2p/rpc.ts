@@ -3,15 +3,15 @@
  * ping. Everything is read from and done through the node's Network.
  */
 import { isIP } from 'node:net';
-import type { NodeContext } from '../../node/context.ts';
-import { BanList } from '../../p2p/banlist.ts';
-import { formatHostPort } from '../../p2p/netaddr.ts';
-import type { Network } from '../../p2p/network.ts';
-import { NODE_NETWORK, NODE_WITNESS, PROTOCOL_VERSION, USER_AGENT } from '../../p2p/protocol.ts';
-import { feeRateToCoins } from '../../policy/feerate.ts';
-import { RpcError, RpcErrorCode } from '../errors.ts';
-import type { JsonObject } from '../../format/json-value.ts';
-import type { RpcRegistry } from '../registry.ts';
+import { BanList } from './banlist.ts';
+import { formatHostPort } from './netaddr.ts';
+import type { Network } from './network.ts';
+import { NODE_NETWORK, NODE_WITNESS, PROTOCOL_VERSION, USER_AGENT } from './protocol.ts';
+import { feeRateToCoins } from '../policy/feerate.ts';
+import { RpcError, RpcErrorCode } from '../rpc/errors.ts';
+import type { JsonObject } from '../format/json-value.ts';
+import type { ChainContext } from '../rpc/context.ts';
+import type { RpcRegistry } from '../rpc/registry.ts';
 
 function servicesHex(services: bigint): string {
   return services.toString(16).padStart(16, '0');
@@ -28,7 +28,15 @@ function perMessage(counters: Map<string, number>): JsonObject {
   return Object.fromEntries([...counters.entries()].sort(([a], [b]) => a.localeCompare(b)));
 }
 
-export function registerNetworkMethods(registry: RpcRegistry, ctx: NodeContext, network: Network): void {
+/** What the network's RPC methods may use of a running node: the chain's context and the peer-to-peer network. */
+export interface NetworkRpcContext extends ChainContext {
+  /** The peer-to-peer network (started last, once everything it serves is loaded). Without one, as in in-process test nodes, the category is absent. */
+  readonly network?: Network;
+}
+
+export function registerNetworkMethods(registry: RpcRegistry, ctx: NetworkRpcContext): void {
+  const { network } = ctx;
+  if (!network) return;
   registry.register({
     name: 'getconnectioncount',
     category: 'Network',
