@@ -8,7 +8,9 @@ import { withRpcNode, type RpcTestNode } from '../../../test/rpc-harness.ts';
 import { COIN_VALUE, KEY_SCRIPT, accepted, feeOf, mine, spend, utxo } from '../../../test/mempool-harness.ts';
 import type { RpcRegistry } from '../registry.ts';
 import type { NodeContext } from '../../node/context.ts';
-import { MAX_TIP_AGE, registerBlockchainMethods, utxoSetStats } from './blockchain.ts';
+import { registerBlockchainMethods } from './blockchain.ts';
+import { MAX_TIP_AGE } from './blockchain/chain-state.ts';
+import { utxoSetStats } from './blockchain/utxo-set.ts';
 
 type Json = Record<string, unknown>;
 

@@ -5,7 +5,7 @@
 import { amountToJson } from '@cs/runtime/amount';
 import { txToJson } from '../../format/json.ts';
 import type { WalletRpcContext } from './context.ts';
-import { lookupBlock } from '../../rpc/methods/blockchain.ts';
+import { lookupBlock } from '../../rpc/methods/blockchain/blocks.ts';
 import { parseHashV } from '../../rpc/params.ts';
 import { RpcError, RpcErrorCode } from '../../rpc/errors.ts';
 import type { JsonObject } from '../../format/json-value.ts';
