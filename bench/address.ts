@@ -18,7 +18,7 @@
  *   the index's work differs;
  * - a page deep in the busy history (`?from=999000&to=999010`) against the small one's first.
  *
- * Run: node --import tsx bench/address.ts
+ * Run: node --conditions=@cs/source --import tsx bench/address.ts
  */
 import { pathToFileURL } from 'node:url';
 import { hash160, p2wpkhScript, scriptToAddress } from '@cs/consensus';

@@ -4,7 +4,7 @@
 // through the bridge and another straight to the pool, alternately, one at a time; each share's
 // time is from writing the line to reading the pool's answer. The added latency is the bridged
 // percentile minus the direct one (goal p99 <= 1 ms added).
-//   node --import tsx bench/bridge.ts
+//   node --conditions=@cs/source --import tsx bench/bridge.ts
 import { REGTEST } from '@cs/consensus';
 import { externalAddress } from '../packages/cs-pool/test/pool-harness.ts';
 import { StratumClient } from '../packages/cs-pool/test/stratum-client.ts';

@@ -1,7 +1,7 @@
 // Issue #3 figure: block connect of a block with 2,000 P2WPKH inputs through the real chain
 // (LMDB, UTXO lookups, undo, parallel script checks), per input, against raw single-thread
 // libsecp256k1 verification of the same signatures, all in one run.
-//   node --import tsx bench/chain-connect.ts
+//   node --conditions=@cs/source --import tsx bench/chain-connect.ts
 import { availableParallelism } from 'node:os';
 import { PrecomputedTxData, Transaction, hash160, p2wpkhScript, publicKeyCreate, type TxOut } from '@cs/consensus';
 import type { ConnectTiming } from '../packages/csd/src/chain/events.ts';

@@ -1,6 +1,6 @@
 // Issue #2's figures from one run: every number is a ratio (or a median) measured in this process,
 // so machine noise hits both sides of each comparison alike.
-//   node --import tsx bench/consensus.ts
+//   node --conditions=@cs/source --import tsx bench/consensus.ts
 import { benchPow } from './pow.ts';
 import { benchScript, describeScriptFloor } from './script.ts';
 

@@ -13,7 +13,7 @@
  * Real processes on loopback: one csd (-rest, rate limits off, since a benchmark is a flood by
  * design) and one cs-dashboard. The client runs in this process (bench/lib/keep-alive.ts).
  *
- * Run: node --import tsx bench/dashboard.ts
+ * Run: node --conditions=@cs/source --import tsx bench/dashboard.ts
  */
 import { WebSocket } from 'ws';
 import { Daemon, freePort } from '../packages/csd/test/daemon.ts';

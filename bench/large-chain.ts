@@ -4,7 +4,7 @@
 // blocks of 2,000 P2WPKH inputs each (10 transactions of 200), spending coins picked at random
 // from the whole set and paying as many new ones, so the UTXO set stays at a million and every
 // block's lookups land all over it.
-//   node --import tsx bench/large-chain.ts [spendBlocks]    (default 2000; prints the cache path)
+//   node --conditions=@cs/source --import tsx bench/large-chain.ts [spendBlocks]    (default 2000; prints the cache path)
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

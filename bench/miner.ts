@@ -7,7 +7,7 @@
 //    (llama.cpp, the miner's default -llama-threads) generates without pause on a generated
 //    model: the share of the hashrate mining keeps (goal >= 0.50 on 2 cores), with the tokens/s
 //    inference gets beside mining against inference alone.
-//   node --import tsx bench/miner.ts
+//   node --conditions=@cs/source --import tsx bench/miner.ts
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';

@@ -2,7 +2,7 @@
 // and to the first answered question (a REQUEST sent as soon as the network is up, its prompt
 // through the bridge API, answered by a miner: the bridge holds the answer; then published on
 // chain), each as a ratio against a baseline measured in the same run: one csd started alone,
-// from spawn to its first getblockcount answer. Run: node --import tsx bench/network.ts
+// from spawn to its first getblockcount answer. Run: node --conditions=@cs/source --import tsx bench/network.ts
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

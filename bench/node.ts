@@ -3,7 +3,7 @@
 //    raw single-thread libsecp256k1 verification of the same signatures (goal: >= 1.85x on 2 cores, issue 15);
 //  - getblockchaininfo (the real method, on a real regtest chain) requests/s over keep-alive HTTP
 //    against a bare node:http server answering the same bytes (goal >= 0.85, issue 15).
-//   node --import tsx bench/node.ts
+//   node --conditions=@cs/source --import tsx bench/node.ts
 import { registerBlockchainMethods } from '../packages/csd/src/rpc/methods/blockchain.ts';
 import { withRpcNode } from '../packages/csd/test/rpc-harness.ts';
 import { benchChainConnect, describeChainConnect } from './chain-connect.ts';

@@ -4,7 +4,7 @@
 //    spends of the same shape, on the real chain (LMDB, script-check threads) (goal <= 1.25);
 //  - getopoirequest against getblockcount requests/s over keep-alive HTTP on one real csd process
 //    (goal >= 0.80).
-//   node --import tsx bench/opoi.ts
+//   node --conditions=@cs/source --import tsx bench/opoi.ts
 import { randomUUID } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import {

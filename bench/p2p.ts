@@ -5,7 +5,7 @@
 //    (goal >= 1.4x on 2 cores);
 //  - the syncing node's memory (resident set, and its anonymous part apart from LMDB's mapped pages).
 // Both nodes run without the wallet and the optional indexes, so both runs do the chain's work only.
-//   node --import tsx bench/p2p.ts [spendBlocks]    (default 2000 blocks of 2,000 inputs)
+//   node --conditions=@cs/source --import tsx bench/p2p.ts [spendBlocks]    (default 2000 blocks of 2,000 inputs)
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';

@@ -3,7 +3,7 @@
 // shares/s through PgStore.addShare (group commit: one INSERT for the shares that arrive while the
 // previous one runs) against one INSERT per share on a pool of 8 connections (what it did before),
 // in alternate rounds of 5,000 shares sent at once.
-//   node --import tsx bench/pool-pg.ts
+//   node --conditions=@cs/source --import tsx bench/pool-pg.ts
 import pg from 'pg';
 import { PgStore } from '../packages/cs-pool/src/accounting/pg-store.ts';
 import type { NewShare } from '../packages/cs-pool/src/accounting/store.ts';

@@ -7,7 +7,7 @@
 //   (c) the pool process's memory per connected idle miner (RSS growth / miners).
 // Regtest shares are (48,5): their Equihash check is far cheaper than ZelHash's (125,4), so (a) is
 // the pessimistic case for the stratum overhead.
-//   node --import tsx bench/pool.ts
+//   node --conditions=@cs/source --import tsx bench/pool.ts
 import { fork } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer, type Socket } from 'node:net';
@@ -47,7 +47,7 @@ await pool.start();
 /** bench/pool-miners.ts in a child process: connect, then rounds of arm -> each miner's first notify time (ns). */
 function startMiners() {
   const child = fork(fileURLToPath(new URL('pool-miners.ts', import.meta.url)), {
-    execArgv: ['--import', 'tsx', ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [])],
+    execArgv: ['--conditions=@cs/source', '--import', 'tsx', ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [])],
   });
   const next = <T>(want: (m: unknown) => boolean) =>
     new Promise<T>((resolve, reject) => {

@@ -7,7 +7,7 @@
  *     the same way. The ratio is verification's overhead; the goal is <= 1.3.
  * (c) Median time of a (48,5) solve (regtest mining) over random headers.
  *
- * Run: node --import tsx bench/pow.ts
+ * Run: node --conditions=@cs/source --import tsx bench/pow.ts
  */
 import { randomBytes } from 'node:crypto';
 import { pathToFileURL } from 'node:url';

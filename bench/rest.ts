@@ -19,7 +19,7 @@
  * The client runs in this thread beside both servers, as in bench/rpc-http.ts, so each figure
  * prices a whole round trip.
  *
- * Run: node --import tsx bench/rest.ts
+ * Run: node --conditions=@cs/source --import tsx bench/rest.ts
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';

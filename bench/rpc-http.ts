@@ -18,7 +18,7 @@
  * - serverBoundRatio (reported, no goal): the same loop in a worker thread, so that the server
  *   thread does nothing but serve. This is the stricter view of server cost alone.
  *
- * Run: node --import tsx bench/rpc-http.ts
+ * Run: node --conditions=@cs/source --import tsx bench/rpc-http.ts
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';

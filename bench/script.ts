@@ -12,7 +12,7 @@
  *     of those sizes. raw / (raw + floor) is the best ratio a validator could reach if nothing but
  *     those calls cost anything.
  *
- * Run: node --import tsx bench/script.ts
+ * Run: node --conditions=@cs/source --import tsx bench/script.ts
  */
 import { hash } from 'node:crypto';
 import { pathToFileURL } from 'node:url';

@@ -5,7 +5,7 @@
 // server writing a buffer of the push's size to 1,000 TCP connections read by the same worker
 // thread, from the start of its write loop to the last connection's data: the cost of 1,000
 // socket writes on this machine, which no WebSocket server can go under.
-//   node --import tsx bench/ws.ts
+//   node --conditions=@cs/source --import tsx bench/ws.ts
 import net from 'node:net';
 import { Worker } from 'node:worker_threads';
 import pino from 'pino';

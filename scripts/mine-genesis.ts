@@ -2,7 +2,7 @@
 // with the given time and bits, searching nonces from zero until a solution's block hash meets
 // the bits. Prints the fields recorded in params/networks.ts. A ZelHash (125,4) solve takes
 // minutes and several GB of memory per nonce; (48,5) takes milliseconds.
-//   node --import tsx scripts/mine-genesis.ts <main|test|regtest> <time> <bits-hex>
+//   node --conditions=@cs/source --import tsx scripts/mine-genesis.ts <main|test|regtest> <time> <bits-hex>
 import { toHex } from '../packages/consensus/src/encoding/hex.ts';
 import { createGenesisBlock } from '../packages/consensus/src/params/genesis.ts';
 import { networkByName } from '../packages/consensus/src/params/networks.ts';

@@ -1,7 +1,9 @@
 #!/usr/bin/env node
-// The whole test suite: Biome's lint and format check, a strict type check of every package, then
-// every *.test.ts file through Node's built-in test runner (TypeScript loaded by tsx). Extra
-// arguments narrow the file list:
+// The whole test suite: Biome's lint and format check, the build of every package (tsc -b, which the
+// tests' daemons run from dist/), a strict type check of the tests, benches and scripts, then every
+// *.test.ts file through Node's built-in test runner, TypeScript loaded by tsx and the packages
+// resolved to their sources (the @cs/source export condition). Extra arguments narrow the file
+// list and skip the lint and type check, not the build:
 //   npm test -- packages/consensus      runs only the tests under that folder.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
@@ -31,6 +33,12 @@ if (files.length === 0) {
 }
 
 let failed = false;
+console.log('build: tsc -b tsconfig.build.json');
+const build = spawnSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-b', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' });
+if (build.status !== 0) {
+  console.error('build failed');
+  process.exit(1);
+}
 if (filters.length === 0) {
   console.log('lint and format: biome check');
   const biome = spawnSync(process.execPath, [join(root, 'node_modules/@biomejs/biome/bin/biome'), 'check', '.'], { cwd: root, stdio: 'inherit' });
@@ -38,7 +46,7 @@ if (filters.length === 0) {
     console.error('lint or format check failed (npm run fix applies the fixes)');
     failed = true;
   }
-  console.log('type check: tsc --noEmit');
+  console.log('type check of the tests, benches and scripts: tsc --noEmit');
   const tsc = spawnSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json', '--noEmit'], {
     cwd: root,
     stdio: 'inherit',
@@ -49,7 +57,7 @@ if (filters.length === 0) {
   }
 }
 
-const run = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-reporter=spec', ...files], {
+const run = spawnSync(process.execPath, ['--conditions=@cs/source', '--import', 'tsx', '--test', '--test-reporter=spec', ...files], {
   cwd: root,
   stdio: 'inherit',
 });

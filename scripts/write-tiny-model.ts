@@ -1,5 +1,5 @@
 // Writes the tiny random-weight llama model the miner's tests run through llama.cpp:
-//   node --import tsx scripts/write-tiny-model.ts <out.gguf> [seed]
+//   node --conditions=@cs/source --import tsx scripts/write-tiny-model.ts <out.gguf> [seed]
 // The same seed always writes the same bytes.
 import { writeFileSync } from 'node:fs';
 import { tinyLlamaGguf } from '../packages/cs-miner/src/gguf/tiny-llama.ts';

@@ -15,20 +15,24 @@ interface Import {
   readonly line: number;
 }
 
-/** Static imports and re-exports (type-only ones too), dynamic imports, and worker entry points (`new URL('./x.js', import.meta.url)`). */
-const IMPORT_PATTERNS = [
-  /(?:^|[\n;])\s*(?:import|export)\s+(?:type\s+)?(?:[^'";]*?\sfrom\s+)?['"]([^'"]+)['"]/g,
-  /\bimport\(\s*['"]([^'"]+)['"]\s*\)/g,
-  /new\s+URL\(\s*['"](\.{1,2}\/[^'"]+)['"]\s*,\s*import\.meta\.url\s*\)/g,
+/**
+ * Static imports and re-exports (type-only ones too), dynamic imports, and worker entry points:
+ * `new URL('./x.js', import.meta.url)` and `startWorker(import.meta.url, 'x')` (@cs/runtime/worker).
+ */
+const IMPORT_PATTERNS: readonly [RegExp, (name: string) => string][] = [
+  [/(?:^|[\n;])\s*(?:import|export)\s+(?:type\s+)?(?:[^'";]*?\sfrom\s+)?['"]([^'"]+)['"]/g, (name) => name],
+  [/\bimport\(\s*['"]([^'"]+)['"]\s*\)/g, (name) => name],
+  [/new\s+URL\(\s*['"](\.{1,2}\/[^'"]+)['"]\s*,\s*import\.meta\.url\s*\)/g, (name) => name],
+  [/startWorker\(\s*import\.meta\.url\s*,\s*['"]([^'"]+)['"]/g, (name) => `./${name}.ts`],
 ];
 
 function importsOf(file: string): Import[] {
   const text = readFileSync(file, 'utf8');
   const found: Import[] = [];
-  for (const pattern of IMPORT_PATTERNS) {
+  for (const [pattern, specifier] of IMPORT_PATTERNS) {
     for (const m of text.matchAll(pattern)) {
       const at = m.index + m[0].indexOf(m[1]);
-      found.push({ specifier: m[1], line: text.slice(0, at).split('\n').length });
+      found.push({ specifier: specifier(m[1]), line: text.slice(0, at).split('\n').length });
     }
   }
   return found;

@@ -1,6 +1,3 @@
 #!/usr/bin/env node
-// Runs the TypeScript sources directly: tsx compiles them on load, so there is no build step.
-import { register } from 'tsx/esm/api';
-
-register();
-await import('../src/cs-dashboard/main.ts');
+// Runs the compiled program (npm run build, or npm ci, writes dist/).
+import '../dist/cs-dashboard/main.js';

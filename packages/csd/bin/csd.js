@@ -2,9 +2,6 @@
 // The connecting thread allocates all the time while each block's objects live for a block or two:
 // twice V8's default young generation halves its collections during a sync or -reindex (see
 // docs/protocol.md "Sync at scale"). Node takes it only on its command line; programs that spawn
-// csd read it from this line (src/launch/node-argv.ts).
-// Runs the TypeScript sources directly: tsx compiles them on load, so there is no build step.
-import { register } from 'tsx/esm/api';
-
-register();
-await import('../src/csd/main.ts');
+// csd read it from this line (@cs/runtime/launch).
+// Runs the compiled program (npm run build, or npm ci, writes dist/).
+import '../dist/csd/main.js';

@@ -3,7 +3,8 @@
  * space; found shares come back through `onShare`. Counters live in shared memory so that the
  * hashrate is read without messages.
  */
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { startWorker } from '@cs/runtime/worker';
 import type { FoundShare, SolverJob } from './messages.ts';
 
 export class SolverPool {
@@ -20,7 +21,7 @@ export class SolverPool {
     const counters = new SharedArrayBuffer(threads * 8);
     this.counts = new BigUint64Array(counters);
     for (let index = 0; index < threads; index++) {
-      const worker = new Worker(new URL('./solver-worker.js', import.meta.url), { workerData: { counters, index, cpuLimit } });
+      const worker = startWorker(import.meta.url, 'solver-worker-main', { workerData: { counters, index, cpuLimit } });
       worker.on('message', (m: FoundShare) => this.onShare(m));
       worker.on('error', (e) => {
         this.failure ??= e.message;

@@ -1,30 +1,20 @@
+/**
+ * The coins writer thread's entry. Its loop is imported, not started statically, so that a thread
+ * whose modules fail to load (LMDB's native binding, say) still answers: the connecting thread may
+ * be blocked in Atomics.wait for a reply, and a thread that only died would leave it there.
+ */
 import { type MessagePort, workerData } from 'node:worker_threads';
-import { ChainDatabase } from '../storage/database.ts';
-import { unpackChanges, writeChanges } from './coins-cache.ts';
-import { IDLE, type WriterReply, type WriterRequest } from './coins-writer.ts';
+import { IDLE } from './coins-writer-protocol.ts';
 
-const { path, state, port } = workerData as { path: string; state: Int32Array; port: MessagePort };
-let db: ChainDatabase | null = null;
-
-port.on('message', async (m: WriterRequest) => {
-  if (m.kind === 'close') {
-    port.close();
-    await db?.close();
-    return;
-  }
-  let reply: WriterReply = { error: null };
-  try {
-    const changes = unpackChanges(m.changes);
-    const target = (db ??= ChainDatabase.attach(path));
-    target.write(() => {
-      writeChanges(target.tables.coins, changes);
-      target.putMeta(m.meta.key, Buffer.from(m.meta.value));
-    });
-  } catch (e) {
-    reply = { error: e instanceof Error ? e.message : String(e) };
-  }
-  // The reply first: the main thread takes it as soon as the state word changes.
-  port.postMessage(reply);
-  Atomics.store(state, 0, IDLE);
-  Atomics.notify(state, 0);
-});
+try {
+  await import('./coins-writer-thread.ts');
+} catch (e) {
+  const { state, port } = workerData as { state: Int32Array; port: MessagePort };
+  const error = `the coins writer thread did not start: ${e instanceof Error ? e.message : String(e)}`;
+  port.on('message', (m: { kind: string }) => {
+    if (m.kind === 'close') return port.close();
+    port.postMessage({ error });
+    Atomics.store(state, 0, IDLE);
+    Atomics.notify(state, 0);
+  });
+}

@@ -1,20 +1,8 @@
-import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from 'node:worker_threads';
+import { MessageChannel, type MessagePort, receiveMessageOnPort, type Worker } from 'node:worker_threads';
+import { startWorker } from '@cs/runtime/worker';
 import type { CoinTable } from './coin-table.ts';
-import { packChanges, type PackedChanges } from './coins-cache.ts';
-
-/** What the main thread asks of the writer thread. */
-export type WriterRequest =
-  | { readonly kind: 'write'; readonly changes: PackedChanges; readonly meta: { readonly key: string; readonly value: Uint8Array } }
-  | { readonly kind: 'close' };
-
-/** The writer thread's answer to a write: the error's message when it failed. */
-export interface WriterReply {
-  readonly error: string | null;
-}
-
-/** Values of the shared state word. */
-export const IDLE = 0;
-export const WRITING = 1;
+import { packChanges } from './coins-cache.ts';
+import { IDLE, WRITING, type WriterReply, type WriterRequest } from './coins-writer-protocol.ts';
 
 export interface WriteOutcome {
   readonly coins: number;
@@ -80,7 +68,7 @@ export class CoinsWriter {
 
   private spawn(): MessagePort {
     const { port1, port2 } = new MessageChannel();
-    const worker = new Worker(new URL('./coins-writer.js', import.meta.url), {
+    const worker = startWorker(import.meta.url, 'coins-writer-main', {
       workerData: { path: this.path, state: this.state, port: port2 },
       transferList: [port2],
     });

@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { startWorker } from '@cs/runtime/worker';
 import type { Transaction, TxOut } from '@cs/consensus';
 import { runScriptChecks, type ScriptCheckItem, type ScriptFailure } from './script-check.ts';
 import { CheckClaims, InputChecker, encodeSpent, type WorkerMessage, type WorkerReply } from './script-work.ts';
@@ -49,7 +50,7 @@ export class ScriptVerifier {
   constructor(threads: number) {
     const n = threads <= 0 ? availableParallelism() : threads;
     for (let i = 1; i < n; i++) {
-      const worker = new Worker(new URL('./script-worker.js', import.meta.url), {
+      const worker = startWorker(import.meta.url, 'script-worker-main', {
         resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB },
       });
       worker.on('message', (r: WorkerReply) => this.waiting.get(r.session)?.(r));
