@@ -26,7 +26,7 @@ import { amountToJson } from '@cs/runtime/amount';
 import type { OpoiContext } from './context.ts';
 import { RpcError, RpcErrorCode } from '../rpc/errors.ts';
 import type { JsonValue } from '../format/json-value.ts';
-import { broadcastError } from '../rpc/methods/rawtransactions.ts';
+import { broadcastError } from '../rpc/methods/rawtransactions/submit.ts';
 import type { RpcRegistry } from '../rpc/registry.ts';
 import { parseAddress, walletCall, walletOf } from '../wallet/rpc/common.ts';
 import type { SendOutcome } from '../wallet/send.ts';

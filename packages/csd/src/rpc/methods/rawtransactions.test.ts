@@ -22,7 +22,8 @@ import { feeRateOf, feeRateToCoins } from '../../policy/feerate.ts';
 import type { TxIndex } from '../context.ts';
 import type { RpcRegistry } from '../registry.ts';
 import { registerBlockchainMethods } from './blockchain.ts';
-import { decodeHexTx, registerRawTransactionMethods } from './rawtransactions.ts';
+import { registerRawTransactionMethods } from './rawtransactions.ts';
+import { decodeHexTx } from './rawtransactions/decode.ts';
 
 type Json = Record<string, unknown>;
 

@@ -6,7 +6,7 @@ import { AddressError, decodeWif, fromHex, hashToHex, publicKeyCreate, toHex, ty
 import type { WalletRpcContext } from './context.ts';
 import { amountFromValue } from '@cs/runtime/amount';
 import { isHexOrEmpty, jsonInteger, jsonString, parseHashV } from '../../rpc/params.ts';
-import { decodeHexTx } from '../../rpc/methods/rawtransactions.ts';
+import { decodeHexTx } from '../../rpc/methods/rawtransactions/decode.ts';
 import { RpcError, RpcErrorCode } from '../../rpc/errors.ts';
 import { isJsonObject, jsonTypeName, type JsonObject, type JsonValue } from '../../format/json-value.ts';
 import type { RpcRegistry } from '../../rpc/registry.ts';
