@@ -6,7 +6,7 @@ import { CLI_OPTIONS } from '../config/cli-options.ts';
 import { NODE_OPTIONS } from '../config/options.ts';
 import { openDataDir } from '@cs/runtime/datadir';
 import { openLogger, redactPaths } from '@cs/runtime/log';
-import { Node, StartupInterrupted } from '../node/node.ts';
+import type { Node } from '../node/node.ts';
 
 const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
@@ -30,6 +30,10 @@ if (info === 'help') {
   process.stdout.write(`cs node daemon version v${VERSION}\n\nUsage: csd [options]\n\n${formatOptionsHelp(NODE_OPTIONS)}`);
   process.exit(0);
 }
+
+// The node's modules (most of csd) load while the configuration is read and the directory locked;
+// -help and -version above answer without them.
+const nodeModule = import('../node/node.ts');
 
 // As bitcoind (without -sysperms): everything csd creates is owner-only. The wallet's keys share
 // the chain's LMDB files, whose mode LMDB itself does not let us choose.
@@ -98,12 +102,13 @@ process.on('uncaughtException', (err) => {
   void shutdown(1);
 });
 
+const csdNode = await nodeModule;
 try {
-  node = await Node.start(config, logger, requestShutdown, startup.signal);
+  node = await csdNode.Node.start(config, logger, requestShutdown, startup.signal);
   // Asked after the last point where starting could stop: stop now.
   if (startup.signal.aborted) await shutdown();
 } catch (e) {
-  if (e instanceof StartupInterrupted) {
+  if (e instanceof csdNode.StartupInterrupted) {
     logger.info('startup interrupted by a shutdown request');
     await shutdown(0);
   } else {
