@@ -33,7 +33,16 @@ async function firstAnswer(): Promise<number> {
   const t0 = performance.now();
   const proc = spawn(
     process.execPath,
-    [...nodeArgv(CSD_BIN), '-regtest', `-datadir=${datadir}`, `-rpcport=${rpcPort}`, `-port=${await freePort()}`, '-bind=127.0.0.1', '-rpcuser=bench', '-rpcpassword=bench'],
+    [
+      ...nodeArgv(CSD_BIN),
+      '-regtest',
+      `-datadir=${datadir}`,
+      `-rpcport=${rpcPort}`,
+      `-port=${await freePort()}`,
+      '-bind=127.0.0.1',
+      '-rpcuser=bench',
+      '-rpcpassword=bench',
+    ],
     { stdio: 'ignore' },
   );
   try {
@@ -58,7 +67,15 @@ async function firstAnswer(): Promise<number> {
 const node = new Daemon();
 await node.start();
 try {
-  const cli = [CLI_BIN, '-regtest', `-datadir=${node.datadir}`, `-rpcport=${node.rpcPort}`, `-rpcuser=${node.user}`, `-rpcpassword=${node.password}`, 'getblockcount'];
+  const cli = [
+    CLI_BIN,
+    '-regtest',
+    `-datadir=${node.datadir}`,
+    `-rpcport=${node.rpcPort}`,
+    `-rpcuser=${node.user}`,
+    `-rpcpassword=${node.password}`,
+    'getblockcount',
+  ];
   const samples = { bare: [] as number[], cli: [] as number[], csdVersion: [] as number[], minerHelp: [] as number[] };
   timed(cli); // the first run reads every file from disk; the others find them cached, as a user's would
   for (let i = 0; i < RUNS; i++) {
