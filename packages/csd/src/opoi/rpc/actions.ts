@@ -1,0 +1,307 @@
+/**
+ * The OPoI actions, sent from the node's wallet (opoi/wallet-actions.ts builds them): requests,
+ * stakes and their renewal or end, response commits and reveals, payouts. They exist only with a
+ * wallet.
+ */
+import { randomBytes } from 'node:crypto';
+import {
+  type Actor,
+  OpoiKind,
+  TASK_OPEN,
+  actorKey,
+  commitmentHash,
+  escrowAmount,
+  isValidModelName,
+  minimumPaymentFloor,
+  stakeStatus,
+  toHex,
+} from '@cs/consensus';
+import { amountToJson } from '@cs/runtime/amount';
+import type { JsonValue } from '../../format/json-value.ts';
+import { RpcError, RpcErrorCode } from '../../rpc/errors.ts';
+import type { RpcRegistry } from '../../rpc/registry.ts';
+import { walletCall, walletOf } from '../../wallet/rpc/common.ts';
+import type { OpoiContext } from '../context.ts';
+import { nodeRequestToJson, pendingPayout, uuidOf } from '../json.ts';
+import { sendMinerAction, sendPayout, sendRequest, sendStake } from '../wallet-actions.ts';
+import { actorArg, confirmedRequest, invalid, parseHash, parseRequestId, sent } from './args.ts';
+import { EXAMPLE_HASH, EXAMPLE_MINER, EXAMPLE_UUID, fields } from './help.ts';
+
+export function registerOpoiActionMethods(registry: RpcRegistry, ctx: OpoiContext): void {
+  const { chain, params } = ctx;
+  const p = params.opoi;
+
+  /** The actor of an address whose key the wallet holds (-5 otherwise). */
+  const ownActor = (ctxWallet: ReturnType<typeof walletOf>, address: string, name: string): Actor => {
+    const actor = actorArg(ctx, address, name);
+    if (!ctxWallet.keyring.keyForHash(actor.hash))
+      throw new RpcError(RpcErrorCode.INVALID_ADDRESS_OR_KEY, `${name} is not an address of this wallet`);
+    return actor;
+  };
+
+  registry.register({
+    name: 'submitopoirequest',
+    category: 'Opoi',
+    description:
+      "Broadcasts an OPoI REQUEST paid by the requester address's own coins: an escrow of payment + max_tokens ×\n" +
+      'fee_per_token is locked until a staked miner is paid for the answer (the rest returns to the requester) or the\n' +
+      'request expires (all of it returns). Only the prompt hash goes on-chain; send the prompt to a bridge.',
+    params: [
+      { name: 'request_id', type: 'string', description: 'A new UUID chosen by the requester' },
+      { name: 'model', type: 'string', description: 'A plain model name (OPEN task)' },
+      { name: 'prompt_hash', type: 'string', description: 'SHA-256 of the prompt text, 64 lower-case hex digits' },
+      { name: 'max_tokens', type: 'integer', description: 'The most tokens the answer may have' },
+      { name: 'payment', type: 'amount', description: 'What the winning miner is paid besides the per-token fee, in coins' },
+      { name: 'requester_address', type: 'string', description: 'The wallet address that pays, and gets the rest back' },
+      { name: 'fee_per_token', type: 'amount', default: 0, description: 'Paid to the winner per generated token, in coins' },
+      { name: 'task_type', type: 'string', default: 'OPEN', description: 'OPEN (VERIFIABLE needs a model manifest)' },
+      { name: 'prompt_token_count', type: 'integer', default: 0, description: 'Declared prompt tokens; each raises the minimum payment' },
+      { name: 'task_class', type: 'string', default: '', description: 'A free label for bridges (at most 32 characters)' },
+    ],
+    result: fields(
+      '"txid" : "hex"            (string) The REQUEST transaction',
+      '"request_id" : "str"      (string) The request id',
+      '"escrow_amount" : n       (numeric) The escrow locked, in coins',
+      '"prompt_hash" : "hex"     (string) The prompt hash',
+    ),
+    examples: [{ args: [EXAMPLE_UUID, 'llama3.2:1b', EXAMPLE_HASH, 256, 0.01, EXAMPLE_MINER] }],
+    handler: async ([requestId, model, promptHash, maxTokens, payment, address, feePerToken, taskType, promptTokens, taskClass], call) => {
+      const wallet = walletOf(ctx, call);
+      const id = parseRequestId(requestId);
+      if (!isValidModelName(model)) throw invalid('model must be a plain name of at most 64 characters: letters, digits and ._:/+-');
+      const hash = parseHash(promptHash, 'prompt_hash');
+      if (maxTokens < 1 || maxTokens > p.maxTokens) throw invalid(`max_tokens must be between 1 and ${p.maxTokens}`);
+      if (taskType !== 'OPEN')
+        throw invalid(taskType === 'VERIFIABLE' ? 'task_type VERIFIABLE needs a registered model manifest' : 'task_type must be OPEN');
+      if (promptTokens < 0 || promptTokens > 0xffffffff) throw invalid('prompt_token_count out of range');
+      if (taskClass.length > 32 || !/^[\x20-\x7e]*$/.test(taskClass)) throw invalid('task_class must be at most 32 printable characters');
+      const floor = minimumPaymentFloor(p.feeBase, p.feePerPromptToken, promptTokens);
+      if (payment <= floor) throw invalid(`payment must exceed ${amountToJson(floor)} (nOPoIFeeBase plus the prompt-token fee)`);
+      if (chain.opoi.request(id)) throw invalid('request_id already exists on-chain');
+      const requester = ownActor(wallet, address, 'requester_address');
+      const escrow = escrowAmount(payment, feePerToken, maxTokens);
+      const payload = {
+        kind: OpoiKind.REQUEST,
+        requestId: Buffer.from(id, 'hex'),
+        requester,
+        promptHash: hash,
+        maxTokens,
+        payment,
+        feePerToken,
+        promptTokenCount: promptTokens,
+        taskType: TASK_OPEN,
+        model,
+        taskClass,
+      } as const;
+      const txid = await walletCall(() => sent(sendRequest(wallet, payload, escrow)));
+      return { txid, request_id: uuidOf(id), escrow_amount: amountToJson(escrow), prompt_hash: promptHash };
+    },
+  });
+
+  registry.register({
+    name: 'stakeopoi',
+    category: 'Opoi',
+    description:
+      "Stakes a miner address: spends the chosen coin of that address, locking the network's minimum stake as\n" +
+      'collateral (output 0 of the STAKE transaction) and returning the rest to the address to pay for its OPoI\n' +
+      'transactions. The collateral stays unspendable until unstakeopoi and the cooldown after it.',
+    params: [
+      { name: 'miner_address', type: 'string', description: 'The staking address (its key must be in this wallet)' },
+      { name: 'collateral_txid', type: 'string', description: 'The coin of miner_address to stake from' },
+      { name: 'collateral_vout', type: 'integer', description: 'Its output index' },
+      { name: 'model_id', type: 'string', default: '', description: 'The model the miner serves (informative)' },
+      { name: 'endpoint', type: 'string', default: '', description: 'Where the miner can be reached (informative)' },
+    ],
+    result: fields(
+      '"txid" : "hex"            (string) The STAKE transaction',
+      '"miner_address" : "str"   (string) The staked address',
+      '"collateral_txid" : "hex" (string) The STAKE transaction (its output 0 is the collateral)',
+      '"collateral_vout" : n     (numeric) 0',
+      '"amount" : n              (numeric) The collateral, in coins',
+    ),
+    examples: [{ args: [EXAMPLE_MINER, EXAMPLE_HASH, 0] }],
+    handler: async ([address, collateralTxid, collateralVout, modelId, endpoint], call) => {
+      const wallet = walletOf(ctx, call);
+      const miner = ownActor(wallet, address, 'miner_address');
+      parseHash(collateralTxid, 'collateral_txid');
+      if (collateralVout < 0) throw invalid('collateral_vout must not be negative');
+      for (const [text, name] of [
+        [modelId, 'model_id'],
+        [endpoint, 'endpoint'],
+      ]) {
+        if (text.length > 128 || !/^[\x20-\x7e]*$/.test(text)) throw invalid(`${name} must be at most 128 printable characters`);
+      }
+      const existing = chain.opoi.stake(actorKey(miner));
+      if (existing) throw invalid(`miner_address already has a stake (${stakeStatus(existing, chain.height + 1, p)})`);
+      const payload = { kind: OpoiKind.STAKE, miner, modelId, endpoint } as const;
+      const txid = await walletCall(() => sent(sendStake(wallet, payload, { txid: collateralTxid, vout: collateralVout }, p.minStake)));
+      return { txid, miner_address: address, collateral_txid: txid, collateral_vout: 0, amount: amountToJson(p.minStake) };
+    },
+  });
+
+  for (const [name, kind, what] of [
+    ['renewopoistake', OpoiKind.RENEW, 'Renews the stake of a miner address, keeping it ACTIVE (or making a SUSPENDED one ACTIVE again).'],
+    ['unstakeopoi', OpoiKind.UNSTAKE, 'Ends the stake of a miner address: the collateral can be spent once the unstake cooldown has passed.'],
+  ] as const) {
+    registry.register({
+      name,
+      category: 'Opoi',
+      description: what,
+      params: [{ name: 'miner_address', type: 'string', description: 'The staking address' }],
+      result: fields(
+        '"txid" : "hex"            (string) The transaction',
+        '"miner_address" : "str"   (string) The staked address',
+        '"unlock_height" : n       (numeric or null) When the collateral can be spent (unstakeopoi; null for renewopoistake)',
+      ),
+      examples: [{ args: [EXAMPLE_MINER] }],
+      handler: async ([address], call) => {
+        const wallet = walletOf(ctx, call);
+        const miner = ownActor(wallet, address, 'miner_address');
+        const s = chain.opoi.stake(actorKey(miner));
+        if (!s) throw new RpcError(RpcErrorCode.INVALID_ADDRESS_OR_KEY, 'miner_address has no stake');
+        if (s.unstakeHeight !== null) throw invalid(`miner_address unstaked at height ${s.unstakeHeight}`);
+        const txid = await walletCall(() => sent(sendMinerAction(wallet, { kind, miner })));
+        return { txid, miner_address: address, unlock_height: kind === OpoiKind.UNSTAKE ? chain.height + 1 + p.unstakeCooldown : null };
+      },
+    });
+  }
+
+  /** The common checks of commit and reveal: a pending confirmed request, a staked miner of this wallet. */
+  const responseArgs = (call: Parameters<typeof walletOf>[1], requestId: string, responseHash: string, address: string) => {
+    const wallet = walletOf(ctx, call);
+    const r = confirmedRequest(ctx, parseRequestId(requestId));
+    if (r.status !== 'PENDING') throw invalid(`request is ${r.status}`);
+    const hash = parseHash(responseHash, 'response_hash');
+    const miner = ownActor(wallet, address, 'miner_address');
+    const stake = chain.opoi.stake(actorKey(miner));
+    const status = stake ? stakeStatus(stake, chain.height + 1, p) : 'not staked';
+    if (status !== 'ACTIVE') throw invalid(`miner_address has no ACTIVE stake (${status})`);
+    return { wallet, r, hash, miner, requestIdBytes: Buffer.from(r.id, 'hex') };
+  };
+
+  /** The salt argument (32 bytes hex), -8 otherwise. */
+  const parseNonce = (nonce: string): Uint8Array => parseHash(nonce.toLowerCase(), 'nonce');
+
+  registry.register({
+    name: 'submitopoiresponsecommit',
+    category: 'Opoi',
+    description:
+      'Broadcasts a COMMIT of a staked miner to a response: the commitment hides the response hash, token count and a\n' +
+      'random nonce until the REVEAL. Keep nonce_hex: submitopoiresponse needs it after the commit window closes.\n' +
+      'Give token_count (the commitment is computed, with a new nonce unless given) or a commitment made elsewhere.',
+    params: [
+      { name: 'request_id', type: 'string', description: 'The request (a UUID)' },
+      { name: 'response_hash', type: 'string', description: 'SHA-256 of the response bytes, 64 lower-case hex digits' },
+      { name: 'miner_address', type: 'string', description: 'The staked address of this wallet that answers' },
+      { name: 'commitment', type: 'string', optional: true, description: 'A commitment computed by the caller (hex)' },
+      { name: 'token_count', type: 'integer', optional: true, description: 'Tokens in the response (at most max_tokens)' },
+      { name: 'nonce', type: 'string', optional: true, description: '32 bytes of salt, hex (random when omitted)' },
+    ],
+    result: fields(
+      '"txid" : "hex"                        (string) The COMMIT transaction',
+      '"request_id" : "str"                  (string) The request id',
+      '"nonce_hex" : "hex"                   (string) The nonce to reveal with (keep it)',
+      '"commitment" : "hex"                  (string) The commitment to reveal with',
+      '"commit_window_closes_at_height" : n  (numeric) The last height a COMMIT may have',
+    ),
+    examples: [{ args: [EXAMPLE_UUID, EXAMPLE_HASH, EXAMPLE_MINER, null, 42] }],
+    handler: async ([requestId, responseHash, address, commitmentArg, tokenCount, nonceArg], call) => {
+      const { wallet, r, hash, miner, requestIdBytes } = responseArgs(call, requestId, responseHash, address);
+      if (tokenCount !== undefined && (tokenCount < 0 || tokenCount > r.maxTokens))
+        throw invalid(`token_count must be between 0 and max_tokens (${r.maxTokens})`);
+      const nonce = nonceArg === undefined ? randomBytes(32) : parseNonce(nonceArg);
+      let commitment: Uint8Array;
+      if (tokenCount !== undefined) {
+        commitment = commitmentHash(requestIdBytes, miner, hash, tokenCount, nonce);
+        if (commitmentArg !== undefined && commitmentArg.toLowerCase() !== toHex(commitment)) {
+          throw invalid('commitment does not match response_hash, token_count, nonce and miner_address');
+        }
+      } else if (commitmentArg !== undefined) {
+        commitment = parseHash(commitmentArg.toLowerCase(), 'commitment');
+      } else {
+        throw invalid('token_count is required to compute the commitment (or pass a commitment)');
+      }
+      const txid = await walletCall(() => sent(sendMinerAction(wallet, { kind: OpoiKind.COMMIT, requestId: requestIdBytes, miner, commitment })));
+      const first = r.firstCommitHeight ?? chain.height + 1;
+      return {
+        txid,
+        request_id: uuidOf(r.id),
+        nonce_hex: toHex(nonce),
+        commitment: toHex(commitment),
+        commit_window_closes_at_height: first + p.commitWindow - 1,
+      };
+    },
+  });
+
+  registry.register({
+    name: 'submitopoiresponse',
+    category: 'Opoi',
+    description:
+      'Broadcasts the REVEAL of a committed response, after the commit window has closed and before the reveal\n' +
+      'deadline: response hash, token count and nonce must hash to the commitment on-chain.',
+    params: [
+      { name: 'request_id', type: 'string', description: 'The request (a UUID)' },
+      { name: 'response_hash', type: 'string', description: 'SHA-256 of the response bytes, 64 lower-case hex digits' },
+      { name: 'miner_address', type: 'string', description: 'The address that committed' },
+      { name: 'commitment', type: 'string', description: 'The commitment submitopoiresponsecommit returned' },
+      { name: 'token_count', type: 'integer', description: 'Tokens in the response, as committed' },
+      { name: 'nonce', type: 'string', description: 'The nonce_hex submitopoiresponsecommit returned' },
+    ],
+    result: fields(
+      '"txid" : "hex"          (string) The REVEAL transaction',
+      '"request_id" : "str"    (string) The request id',
+      '"token_count" : n       (numeric) The revealed token count',
+    ),
+    examples: [{ args: [EXAMPLE_UUID, EXAMPLE_HASH, EXAMPLE_MINER, EXAMPLE_HASH, 42, EXAMPLE_HASH] }],
+    handler: async ([requestId, responseHash, address, commitmentArg, tokenCount, nonceArg], call) => {
+      const { wallet, r, hash, miner, requestIdBytes } = responseArgs(call, requestId, responseHash, address);
+      const nonce = parseNonce(nonceArg);
+      if (tokenCount < 0 || tokenCount > r.maxTokens) throw invalid(`token_count must be between 0 and max_tokens (${r.maxTokens})`);
+      const commitment = toHex(commitmentHash(requestIdBytes, miner, hash, tokenCount, nonce));
+      if (commitmentArg.toLowerCase() !== commitment) throw invalid('commitment does not match response_hash, token_count, nonce and miner_address');
+      const onChain = chain.opoi.commitsOf(r.id).find((c) => c.miner === actorKey(miner));
+      if (!onChain) throw invalid('miner_address has no confirmed commit for this request');
+      if (onChain.commitment !== commitment) throw invalid('the reveal does not match the commitment on-chain');
+      const payload = { kind: OpoiKind.REVEAL, requestId: requestIdBytes, miner, responseHash: hash, tokenCount, salt: nonce } as const;
+      const txid = await walletCall(() => sent(sendMinerAction(wallet, payload)));
+      return { txid, request_id: uuidOf(r.id), token_count: tokenCount };
+    },
+  });
+
+  registry.register({
+    name: 'claimopoipayout',
+    category: 'Opoi',
+    description:
+      "Pays out a resolved request's escrow: the winner's pay and the requester's change, or the whole escrow back to\n" +
+      'the requester when it expired. Anyone may call it (this wallet pays the fee). A second call returns the payout\n' +
+      'already made (confirmed or in the mempool) instead of paying again.',
+    params: [{ name: 'request_id', type: 'string', description: 'The request (a UUID)' }],
+    result: fields(
+      '"txid" : "hex"              (string) The payout transaction',
+      '"request_id" : "str"        (string) The request id',
+      '"kind" : "str"              (string) winner or refund',
+      '"existing" : true|false     (boolean) Whether the payout was already out (a second call)',
+      '"winner_amount" : n         (numeric or null) What the winner is paid, in coins (null for a refund)',
+      '"refund_amount" : n         (numeric) What returns to the requester, in coins',
+    ),
+    examples: [{ args: [EXAMPLE_UUID] }],
+    handler: async ([requestId], call) => {
+      const wallet = walletOf(ctx, call);
+      const r = confirmedRequest(ctx, parseRequestId(requestId));
+      if (r.status === 'PENDING') {
+        throw invalid('request is still PENDING: it pays out once it is resolved (see reveal_deadline_height or expires_at_height)');
+      }
+      const existing = r.payoutTxid ?? pendingPayout(ctx.mempool, r);
+      const txid = existing ?? (await walletCall(() => sent(sendPayout(wallet, r))));
+      const outputs = nodeRequestToJson({ ...r, payoutTxid: txid }, ctx);
+      return {
+        txid,
+        request_id: uuidOf(r.id),
+        kind: r.status === 'FULFILLED' ? 'winner' : 'refund',
+        existing: existing !== undefined,
+        winner_amount: outputs.winner_amount as JsonValue,
+        refund_amount: outputs.refund_amount as JsonValue,
+      };
+    },
+  });
+}
