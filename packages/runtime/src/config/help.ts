@@ -13,6 +13,10 @@ const TITLES: Readonly<Record<OptionCategory, string>> = {
   debug: 'Debugging/Testing options:',
   // cs-miner's OPoI worker.
   inference: 'Inference (OPoI worker) options:',
+  // cs-pool's listeners and its payments, cs-bridge ask's request.
+  stratum: 'Stratum options:',
+  payout: 'Payout options:',
+  request: 'Request options:',
 };
 
 // Core's layout: the option indented 2, its text indented 7 and wrapped before column 79.

@@ -1,5 +1,6 @@
 /** Option tables, the command line and cs.conf, -help and -version: what every program reads as it starts. */
 export * from './argv.ts';
+export * from './command-line.ts';
 export * from './common-options.ts';
 export * from './conf-file.ts';
 export * from './errors.ts';

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { NETWORKS } from '@cs/consensus';
 import { formatAmount, parseAmount } from '../amount/text.ts';
-import { amount, choice, flag, integer, list, parseBool, text } from './spec.ts';
+import { amount, choice, decimal, flag, integer, list, parseBool, text } from './spec.ts';
 
 const category = 'general';
 
@@ -67,4 +67,20 @@ test('amounts are decimal coins with at most 8 decimals, held in base units', ()
   const fee = amount({ category, description: 'd', default: '0.0001' });
   assert.equal(fee.default(NETWORKS.main), 10_000n);
   assert.deepEqual(fee.parse('x'), { ok: false, expected: 'an amount in coins, at most 8 decimals' });
+});
+
+test('decimals are plain non-negative numbers within the range, with at most the decimals allowed', () => {
+  const seconds = decimal({ category, description: 'd', default: 30, min: 0.1 });
+  assert.deepEqual(seconds.parse('0.2'), { ok: true, value: 0.2 });
+  assert.deepEqual(seconds.parse('600'), { ok: true, value: 600 });
+  for (const bad of ['', '.5', '5.', '0.05', '-1', '+1', '1e3', ' 1', 'abc']) {
+    assert.deepEqual(seconds.parse(bad), { ok: false, expected: 'a number >= 0.1' }, bad);
+  }
+  const percent = decimal({ category, description: 'd', default: 1, min: 0, max: 100, decimals: 2 });
+  assert.deepEqual(percent.parse('12.34'), { ok: true, value: 12.34 });
+  for (const bad of ['12.345', '100.01']) {
+    assert.deepEqual(percent.parse(bad), { ok: false, expected: 'a number 0..100, at most 2 decimals' }, bad);
+  }
+  assert.equal(percent.show(percent.default(NETWORKS.main)), '1');
+  assert.equal(decimal({ category, description: 'd', default: null, min: 1 }).show(null), '');
 });

@@ -6,10 +6,23 @@
 import type { NetworkDefaults } from '@cs/consensus/network-defaults';
 import { formatAmount, parseAmount } from '../amount/text.ts';
 
-export type OptionKind = 'bool' | 'int' | 'string' | 'list' | 'amount';
+export type OptionKind = 'bool' | 'int' | 'decimal' | 'string' | 'list' | 'amount';
 
 /** Groups for -help and docs/configuration.md. */
-export type OptionCategory = 'general' | 'chain' | 'connection' | 'rpc' | 'zmq' | 'relay' | 'mining' | 'wallet' | 'debug' | 'inference';
+export type OptionCategory =
+  | 'general'
+  | 'chain'
+  | 'connection'
+  | 'rpc'
+  | 'zmq'
+  | 'relay'
+  | 'mining'
+  | 'wallet'
+  | 'debug'
+  | 'inference'
+  | 'stratum'
+  | 'payout'
+  | 'request';
 
 /**
  * Where an option may be given. 'top': the command line or the top of cs.conf, never inside a
@@ -137,6 +150,35 @@ export function integer(o: Common & Typed<number | null> & IntegerRange): Option
     (raw) => {
       const n = INTEGER.test(raw) ? Number(raw) : NaN;
       return Number.isSafeInteger(n) && n >= o.min && n <= max ? ok(n) : fail(expected);
+    },
+    (v) => (v === null ? '' : String(v)),
+  );
+}
+
+const DECIMAL = /^\d+(?:\.\d+)?$/;
+
+interface DecimalRange extends IntegerRange {
+  /** Most digits after the point (a percentage in basis points: 2); any when left out. */
+  readonly decimals?: number;
+}
+
+/**
+ * A non-negative number in plain decimal notation (no sign, no exponent, as amounts), in
+ * [min, max]: seconds, percentages, factors. `default: null` makes an option that is off unless set.
+ */
+export function decimal(o: Common & Typed<number> & DecimalRange): OptionSpec<number>;
+export function decimal(o: Common & Typed<number | null> & DecimalRange): OptionSpec<number | null>;
+export function decimal(o: Common & Typed<number | null> & DecimalRange): OptionSpec<number | null> {
+  const max = o.max ?? Number.MAX_SAFE_INTEGER;
+  const range = o.max === undefined ? `a number >= ${o.min}` : `a number ${o.min}..${o.max}`;
+  const expected = o.decimals === undefined ? range : `${range}, at most ${o.decimals} decimals`;
+  return build<number | null>(
+    'decimal',
+    o,
+    (raw) => {
+      const fraction = raw.split('.')[1] ?? '';
+      const n = DECIMAL.test(raw) && (o.decimals === undefined || fraction.length <= o.decimals) ? Number(raw) : NaN;
+      return n >= o.min && n <= max ? ok(n) : fail(expected);
     },
     (v) => (v === null ? '' : String(v)),
   );
