@@ -1,148 +1,307 @@
 /**
- * cs-pool's options: `-key=value` on the command line (`-key` alone means 1), every one listed by
- * -help with its default. Defaults run against a local csd on regtest with no setup.
+ * cs-pool's options, in the option vocabulary every program shares (@cs/runtime/config): given on
+ * the command line only, `-key=value` (`-key` alone for a switch, -noKEY to negate one), every one
+ * listed by -help with its default. Defaults run against a local csd on regtest with no setup.
  */
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { networkByName, type ChainParams } from '@cs/consensus';
+import { NETWORK_DEFAULTS, type NetworkName } from '@cs/consensus/network-defaults';
+import {
+  amount,
+  choice,
+  ConfigError as RuntimeConfigError,
+  decimal,
+  flag,
+  INFO_OPTIONS,
+  integer,
+  LOG_LEVELS,
+  NETWORK_NAMES,
+  readCommandLine,
+  text,
+  type OptionSpec,
+  type ValuesOf,
+} from '@cs/runtime/config';
 
-interface OptionSpec {
-  readonly name: string;
-  readonly default: string;
-  readonly help: string;
-}
+const checkDifficulty = (value: string): string | null => (/^\d*\.?\d+$/.test(value) && Number(value) > 0 ? null : 'a positive number');
 
-export const OPTIONS: readonly OptionSpec[] = [
-  { name: 'chain', default: 'regtest', help: 'network of the node: main, test or regtest (-testnet, -regtest also work)' },
-  { name: 'datadir', default: '~/.cs-pool', help: "the pool's data directory (per network: <datadir>/<chain>); LMDB database, TLS certificate" },
-  { name: 'db', default: 'lmdb', help: 'accounting store: lmdb (in the data directory) or postgres://user:pass@host/db' },
-  { name: 'rpcconnect', default: '127.0.0.1', help: "csd's RPC host" },
-  { name: 'rpcport', default: '', help: "csd's RPC port (the network's default, 16180)" },
-  { name: 'rpcuser', default: '', help: 'RPC user; without it the cookie file is read' },
-  { name: 'rpcpassword', default: '', help: 'RPC password' },
-  { name: 'rpccookiefile', default: '', help: "csd's cookie file (default <csddatadir>/<chain dir>/.cookie)" },
-  { name: 'csddatadir', default: '~/.cs', help: "csd's data directory, to find its cookie" },
-  {
-    name: 'zmqhashblock',
-    default: '',
-    help: "csd's -zmqpubhashblock address (tcp://127.0.0.1:28332): new jobs at once on a new block; long polling otherwise",
-  },
-  {
-    name: 'pooladdress',
-    default: '',
-    help: "address the pool's coinbases pay; must belong to csd's wallet (default: a new wallet address, kept in the database)",
-  },
-  { name: 'scheme', default: 'pplns', help: 'payout scheme: pplns, prop or solo (solo: every login mines solo)' },
-  { name: 'fee', default: '1', help: 'pool fee in percent of each block reward (two decimals at most)' },
-  { name: 'pplnsfactor', default: '2', help: 'PPLNS window N as a multiple of the network difficulty (in share-difficulty units)' },
-  { name: 'minpayout', default: '0.1', help: 'smallest balance paid, in coins' },
-  {
-    name: 'payoutfeerate',
-    default: '',
-    help: "payment transactions' fee rate in base units per vbyte (default: the wallet's estimate, which needs -fallbackfee on a quiet chain)",
-  },
-  { name: 'payoutinterval', default: '600', help: 'seconds between payment runs' },
-  { name: 'processinterval', default: '30', help: 'seconds between crediting/maturity checks' },
-  { name: 'maturity', default: '', help: "confirmations before a block's reward is paid (the network's coinbase maturity, 100)" },
-  { name: 'bind', default: '0.0.0.0', help: 'address the stratum ports listen on' },
-  { name: 'port', default: '3332', help: 'plain stratum port, static difficulty -diff (0 disables)' },
-  { name: 'vardiffport', default: '3333', help: 'GPU stratum port with variable difficulty (0 disables)' },
-  {
-    name: 'rentalport',
-    default: '3334',
-    help: 'hash-rental (NiceHash) port: high fixed difficulty -rentaldiff, extranonce subscription (0 disables)',
-  },
-  { name: 'tlsport', default: '3335', help: 'TLS 1.2/1.3 stratum port with variable difficulty (0 disables)' },
-  { name: 'soloport', default: '3336', help: 'solo mining port (0 disables); a SOLO: login prefix works on every port' },
-  { name: 'tlscert', default: '', help: 'PEM certificate for the TLS port (default: generated at first start in the data directory)' },
-  { name: 'tlskey', default: '', help: 'PEM private key for -tlscert' },
-  {
-    name: 'diff',
-    default: '',
-    help: 'start difficulty of the plain, vardiff, TLS and solo ports (powLimit = 1; default 0.05 main/test, 0.001 regtest)',
-  },
-  {
-    name: 'rentaldiff',
-    default: '',
-    help: 'fixed difficulty of the rental port (default 1000 x -diff; 0.5 on regtest, whose blocks are difficulty 1)',
-  },
-  { name: 'vardifftarget', default: '15', help: 'vardiff: wanted seconds between shares' },
-  { name: 'vardiffretarget', default: '90', help: 'vardiff: seconds between changes at least' },
-  { name: 'vardiffvariance', default: '30', help: 'vardiff: tolerated deviation in percent' },
-  { name: 'vardiffmin', default: '', help: 'vardiff: lowest difficulty (default -diff / 1000)' },
-  { name: 'vardiffmax', default: '', help: 'vardiff: highest difficulty (default 1e9 x -diff)' },
-  { name: 'targetgrace', default: '30', help: 'seconds shares at the previous difficulty are still accepted after a change' },
-  { name: 'maxconnections', default: '10000', help: 'stratum connections in all' },
-  { name: 'maxperip', default: '256', help: 'stratum connections per IP address' },
-  { name: 'bantime', default: '600', help: 'seconds an IP stays banned' },
-  { name: 'baninvalidpercent', default: '50', help: 'ban a connection when this share of its last -bancheckthreshold shares is invalid' },
-  { name: 'bancheckthreshold', default: '50', help: 'shares per ban check' },
-  { name: 'logintimeout', default: '30', help: 'seconds a new connection has to authorize' },
-  { name: 'idletimeout', default: '600', help: 'seconds without a valid share before a miner is dropped' },
-  { name: 'txrefresh', default: '30', help: 'seconds between template refreshes for new transactions' },
-  { name: 'apiport', default: '4000', help: 'HTTP monitoring API and /metrics (0 disables)' },
-  { name: 'apibind', default: '127.0.0.1', help: 'address of the API' },
-  { name: 'instanceid', default: '', help: 'instance byte 0-255 in NONCE_1 (default random); give each front-end sharing a database its own' },
-  { name: 'payouts', default: '1', help: '0: this instance never runs the payout processor (a pure stratum front-end)' },
-  { name: 'loglevel', default: 'info', help: 'trace, debug, info, warn or error (JSON lines on stdout)' },
-];
+const checkDb = (value: string): string | null => (value === 'lmdb' || /^postgres(ql)?:\/\//.test(value) ? null : 'lmdb or a postgres:// URL');
 
-export class ConfigError extends Error {}
+const port = (description: string, value: number) =>
+  integer({ category: 'stratum', arg: '<port>', description: `${description} (0 disables).`, default: value, min: 0, max: 65535 });
 
-export type RawOptions = Map<string, string>;
+export const POOL_OPTIONS = {
+  ...INFO_OPTIONS,
+  datadir: text({
+    category: 'general',
+    arg: '<dir>',
+    description: "The pool's data directory (per network: <datadir>/<chain>): LMDB database, TLS certificate.",
+    default: '~/.cs-pool',
+  }),
+  db: text({
+    category: 'general',
+    arg: '<store>',
+    description: 'Accounting store: lmdb (in the data directory) or postgres://user:pass@host/db.',
+    default: 'lmdb',
+    check: checkDb,
+  }),
+  instanceid: integer({
+    category: 'general',
+    arg: '<n>',
+    description: 'Instance byte 0-255 in NONCE_1 (default random); give each front-end sharing a database its own.',
+    default: null,
+    min: 0,
+    max: 255,
+  }),
+  loglevel: choice({
+    category: 'general',
+    arg: '<level>',
+    description: 'Least severe log level written (JSON lines on stdout): error, warn, info, debug or trace.',
+    values: LOG_LEVELS,
+    default: 'info',
+  }),
+  apiport: integer({
+    category: 'general',
+    arg: '<port>',
+    description: 'HTTP monitoring API and /metrics (0 disables).',
+    default: 4000,
+    min: 0,
+    max: 65535,
+  }),
+  apibind: text({ category: 'general', arg: '<addr>', description: 'Address of the API.', default: '127.0.0.1' }),
 
-export function parseArgs(argv: readonly string[]): RawOptions {
-  const out: RawOptions = new Map();
-  for (const arg of argv) {
-    const m = /^--?([a-z0-9]+)(?:=(.*))?$/.exec(arg);
-    if (!m) throw new ConfigError(`cannot read option '${arg}' (use -name=value; -help lists them)`);
-    const [, name, value] = m;
-    if (name === 'regtest' || name === 'testnet') {
-      out.set('chain', name === 'testnet' ? 'test' : 'regtest');
-      continue;
-    }
-    if (name !== 'help' && name !== 'h' && !OPTIONS.some((o) => o.name === name)) throw new ConfigError(`unknown option -${name} (-help lists them)`);
-    out.set(name, value ?? '1');
+  chain: choice({
+    category: 'chain',
+    arg: '<chain>',
+    description: 'Network of the node: main, test or regtest.',
+    values: NETWORK_NAMES,
+    default: 'regtest',
+  }),
+  regtest: flag({ category: 'chain', description: 'Same as -chain=regtest.', default: false }),
+  testnet: flag({ category: 'chain', description: 'Same as -chain=test.', default: false }),
+
+  rpcconnect: text({ category: 'rpc', arg: '<ip>', description: "csd's RPC host.", default: '127.0.0.1' }),
+  rpcport: integer({ category: 'rpc', arg: '<port>', description: "csd's RPC port.", default: (net) => net.rpcPort, min: 1, max: 65535 }),
+  rpcuser: text({ category: 'rpc', arg: '<user>', description: 'RPC user; without it the cookie file is read.', default: null }),
+  rpcpassword: text({ category: 'rpc', arg: '<pw>', description: 'RPC password.', default: null, sensitive: true }),
+  rpccookiefile: text({
+    category: 'rpc',
+    arg: '<file>',
+    description: "csd's cookie file (default: <csddatadir>/<chain dir>/.cookie).",
+    default: null,
+  }),
+  csddatadir: text({ category: 'rpc', arg: '<dir>', description: "csd's data directory, to find its cookie.", default: '~/.cs' }),
+  zmqhashblock: text({
+    category: 'rpc',
+    arg: '<address>',
+    description: "csd's -zmqpubhashblock address (tcp://127.0.0.1:28332): new jobs at once on a new block; long polling otherwise.",
+    default: null,
+  }),
+  txrefresh: decimal({
+    category: 'rpc',
+    arg: '<seconds>',
+    description: 'Seconds between template refreshes for new transactions.',
+    default: 30,
+    min: 1,
+  }),
+
+  bind: text({ category: 'stratum', arg: '<addr>', description: 'Address the stratum ports listen on.', default: '0.0.0.0' }),
+  port: port('Plain stratum port, static difficulty -diff', 3332),
+  vardiffport: port('GPU stratum port with variable difficulty', 3333),
+  rentalport: port('Hash-rental (NiceHash) port: high fixed difficulty -rentaldiff, extranonce subscription', 3334),
+  tlsport: port('TLS 1.2/1.3 stratum port with variable difficulty', 3335),
+  soloport: port('Solo mining port; a SOLO: login prefix works on every port', 3336),
+  tlscert: text({
+    category: 'stratum',
+    arg: '<file>',
+    description: 'PEM certificate for the TLS port (default: generated at first start in the data directory).',
+    default: null,
+  }),
+  tlskey: text({ category: 'stratum', arg: '<file>', description: 'PEM private key for -tlscert.', default: null }),
+  diff: text({
+    category: 'stratum',
+    arg: '<difficulty>',
+    description: 'Start difficulty of the plain, vardiff, TLS and solo ports (powLimit = 1).',
+    default: (net) => (net.name === 'regtest' ? '0.001' : '0.05'),
+    check: checkDifficulty,
+  }),
+  rentaldiff: text({
+    category: 'stratum',
+    arg: '<difficulty>',
+    description: 'Fixed difficulty of the rental port (default: 1000 x -diff; 0.5 on regtest, whose blocks are difficulty 1).',
+    default: null,
+    check: checkDifficulty,
+  }),
+  vardifftarget: decimal({ category: 'stratum', arg: '<seconds>', description: 'Vardiff: wanted seconds between shares.', default: 15, min: 0.1 }),
+  vardiffretarget: decimal({ category: 'stratum', arg: '<seconds>', description: 'Vardiff: seconds between changes at least.', default: 90, min: 0 }),
+  vardiffvariance: decimal({
+    category: 'stratum',
+    arg: '<percent>',
+    description: 'Vardiff: tolerated deviation in percent.',
+    default: 30,
+    min: 0,
+    max: 100,
+  }),
+  vardiffmin: text({
+    category: 'stratum',
+    arg: '<difficulty>',
+    description: 'Vardiff: lowest difficulty (default: -diff / 1000).',
+    default: null,
+    check: checkDifficulty,
+  }),
+  vardiffmax: text({
+    category: 'stratum',
+    arg: '<difficulty>',
+    description: 'Vardiff: highest difficulty (default: 1e9 x -diff).',
+    default: null,
+    check: checkDifficulty,
+  }),
+  targetgrace: decimal({
+    category: 'stratum',
+    arg: '<seconds>',
+    description: 'Seconds shares at the previous difficulty are still accepted after a change.',
+    default: 30,
+    min: 0,
+  }),
+  maxconnections: integer({ category: 'stratum', arg: '<n>', description: 'Stratum connections in all.', default: 10_000, min: 1 }),
+  maxperip: integer({ category: 'stratum', arg: '<n>', description: 'Stratum connections per IP address.', default: 256, min: 1 }),
+  bantime: decimal({ category: 'stratum', arg: '<seconds>', description: 'Seconds an IP stays banned.', default: 600, min: 0 }),
+  baninvalidpercent: decimal({
+    category: 'stratum',
+    arg: '<percent>',
+    description: 'Ban a connection when this share of its last -bancheckthreshold shares is invalid.',
+    default: 50,
+    min: 1,
+    max: 100,
+  }),
+  bancheckthreshold: integer({ category: 'stratum', arg: '<n>', description: 'Shares per ban check.', default: 50, min: 1 }),
+  logintimeout: decimal({ category: 'stratum', arg: '<seconds>', description: 'Seconds a new connection has to authorize.', default: 30, min: 1 }),
+  idletimeout: decimal({
+    category: 'stratum',
+    arg: '<seconds>',
+    description: 'Seconds without a valid share before a miner is dropped.',
+    default: 600,
+    min: 1,
+  }),
+
+  pooladdress: text({
+    category: 'payout',
+    arg: '<address>',
+    description: "Address the pool's coinbases pay; must belong to csd's wallet (default: a new wallet address, kept in the database).",
+    default: null,
+  }),
+  scheme: choice({
+    category: 'payout',
+    arg: '<scheme>',
+    description: 'Payout scheme: pplns, prop or solo (solo: every login mines solo).',
+    values: ['pplns', 'prop', 'solo'] as const,
+    default: 'pplns',
+  }),
+  fee: decimal({
+    category: 'payout',
+    arg: '<percent>',
+    description: 'Pool fee in percent of each block reward.',
+    default: 1,
+    min: 0,
+    max: 100,
+    decimals: 2,
+  }),
+  pplnsfactor: decimal({
+    category: 'payout',
+    arg: '<factor>',
+    description: 'PPLNS window N as a multiple of the network difficulty (in share-difficulty units).',
+    default: 2,
+    min: 0.01,
+  }),
+  minpayout: amount({ category: 'payout', arg: '<amount>', description: 'Smallest balance paid, in coins.', default: '0.1' }),
+  payoutfeerate: decimal({
+    category: 'payout',
+    arg: '<rate>',
+    description:
+      "Payment transactions' fee rate in base units per vbyte (default: the wallet's estimate, which needs csd's -fallbackfee on a quiet chain).",
+    default: null,
+    min: 1,
+    max: 1_000_000,
+  }),
+  payoutinterval: decimal({ category: 'payout', arg: '<seconds>', description: 'Seconds between payment runs.', default: 600, min: 0 }),
+  processinterval: decimal({
+    category: 'payout',
+    arg: '<seconds>',
+    description: 'Seconds between crediting and maturity checks.',
+    default: 30,
+    min: 0.1,
+  }),
+  maturity: integer({
+    category: 'payout',
+    arg: '<n>',
+    description: "Confirmations before a block's reward is paid (default: the network's coinbase maturity, 100).",
+    default: null,
+    min: 1,
+  }),
+  payouts: flag({
+    category: 'payout',
+    description: 'Run the payout processor; -nopayouts (or -payouts=0) makes a pure stratum front-end.',
+    default: true,
+  }),
+};
+
+export type PoolOption = keyof typeof POOL_OPTIONS & string;
+export type PoolValues = ValuesOf<typeof POOL_OPTIONS>;
+
+/** A problem with the options found while starting (a pool address of another network); the program prints it alone. */
+export class ConfigError extends RuntimeConfigError {
+  constructor(message: string) {
+    super(message, 'command line');
   }
-  return out;
 }
 
-export function helpText(): string {
-  const lines = ['Usage: cs-pool [options]', '', 'A ZIP 301 stratum pool for Equihash/ZelHash miners on top of csd (docs/pool.md).', '', 'Options:'];
-  for (const o of OPTIONS) lines.push(`  -${o.name}=${o.default === '' ? '<value>' : o.default}`.padEnd(34) + o.help);
-  lines.push(`${'  -regtest, -testnet'.padEnd(34)}shorthands for -chain`);
-  return `${lines.join('\n')}\n`;
-}
-
+/**
+ * The options as the pool reads them while starting: text as -help shows it, numbers, paths with
+ * `~/` expanded, the network's parameters.
+ */
 export class Options {
-  constructor(private readonly raw: RawOptions) {}
+  constructor(
+    readonly values: PoolValues,
+    private readonly network: ChainParams,
+  ) {}
 
-  has(name: string): boolean {
-    return this.raw.has(name);
+  str(name: PoolOption): string {
+    return (POOL_OPTIONS[name] as OptionSpec<unknown>).show(this.values[name]);
   }
 
-  str(name: string): string {
-    return this.raw.get(name) ?? OPTIONS.find((o) => o.name === name)!.default;
-  }
-
-  num(name: string, min = 0, max = Number.MAX_SAFE_INTEGER): number {
+  num(name: PoolOption, min = 0, max = Number.MAX_SAFE_INTEGER): number {
     const v = Number(this.str(name));
     if (!Number.isFinite(v) || v < min || v > max) throw new ConfigError(`-${name} must be a number from ${min} to ${max} (got '${this.str(name)}')`);
     return v;
   }
 
   net(): ChainParams {
-    try {
-      return networkByName(this.str('chain'));
-    } catch (e) {
-      throw new ConfigError((e as Error).message);
-    }
+    return this.network;
   }
 
-  path(name: string): string {
+  path(name: PoolOption): string {
     const v = this.str(name);
     return v.startsWith('~/') ? join(homedir(), v.slice(2)) : v;
   }
+}
+
+/**
+ * Reads the command line; a ConfigError names the first bad option. -chain, -regtest and -testnet
+ * select the network as in csd: at most one of them.
+ */
+export function readOptions(argv: readonly string[]): { options: Options; warnings: readonly string[] } {
+  const first = readCommandLine(POOL_OPTIONS, argv);
+  if (first.positional.length > 0) {
+    throw new RuntimeConfigError(`unexpected argument '${first.positional[0]}' (options are -name=value; -help lists them)`, 'command line');
+  }
+  const { values } = first;
+  if (Number(first.isSet('chain')) + Number(values.regtest) + Number(values.testnet) > 1) {
+    throw new RuntimeConfigError('Invalid combination of -regtest, -testnet and -chain. Can use at most one.', 'command line');
+  }
+  const chain: NetworkName = values.testnet ? 'test' : values.regtest ? 'regtest' : values.chain;
+  // -diff's default depends on the network.
+  const cl = chain === 'regtest' ? first : readCommandLine(POOL_OPTIONS, argv, NETWORK_DEFAULTS[chain]);
+  return { options: new Options(cl.values, networkByName(chain)), warnings: cl.warnings };
 }
 
 /** Coins with up to 8 decimals to base units, exactly. */
