@@ -64,9 +64,14 @@ function accountPath(type: AddressType, coinType: number): number[] {
 }
 
 interface DerivedChain {
+  readonly type: AddressType;
+  readonly chain: KeyChain;
   readonly node: ExtendedKey;
   readonly keys: Uint8Array[];
 }
+
+/** Keys of a lookahead window derived per turn of the event loop while the rest is left to the background. */
+const BACKGROUND_SLICE = 50;
 
 export class Keyring {
   private seed: SeedRecord;
@@ -78,6 +83,13 @@ export class Keyring {
   private readonly imported = new Map<string, { readonly publicKey: Uint8Array; record: ImportedKeyRecord }>();
   private readonly watched = new Map<string, number>();
   private readonly labels = new Map<string, string>();
+  /**
+   * Chains whose lookahead window is not fully derived. Four windows of -keypool keys are about a
+   * second of curve arithmetic, which would delay every start: they are derived a slice at a time
+   * once the constructor returns, and every lookup of keys or scripts finishes them first, so no
+   * answer misses a key.
+   */
+  private readonly underived = new Set<DerivedChain>();
 
   constructor(
     stored: Pick<StoredWallet, 'seed' | 'accounts' | 'counters' | 'keys' | 'watch' | 'labels'>,
@@ -91,8 +103,9 @@ export class Keyring {
       const a = stored.accounts.get(type)!;
       const account = ExtendedKey.fromPublic(a.publicKey, a.chainCode, 3, a.parentFingerprint, HARDENED);
       for (const chain of [0, 1] as const) {
-        this.chains.set(counterKey(type, chain), { node: account.derive(chain), keys: [] });
-        this.extendLookahead(type, chain);
+        const derived: DerivedChain = { type, chain, node: account.derive(chain), keys: [] };
+        this.chains.set(counterKey(type, chain), derived);
+        this.underived.add(derived);
       }
     }
     for (const { publicKey, record } of stored.keys.values()) this.addImportedInMemory(publicKey, record);
@@ -101,16 +114,19 @@ export class Keyring {
       if (!this.byScript.has(script)) this.byScript.set(script, { kind: 'watch' });
     }
     for (const [script, label] of stored.labels) this.labels.set(script, label);
+    this.deriveInBackground();
   }
 
   // ---- queries ----
 
   ownership(script: Uint8Array): Ownership | undefined {
+    this.deriveAll();
     return this.byScript.get(toHex(script));
   }
 
   /** The key whose HASH160 is `keyHash`, if the wallet holds it. */
   keyForHash(keyHash: Uint8Array): KeyOwnership | undefined {
+    this.deriveAll();
     return this.byKeyHash.get(toHex(keyHash));
   }
 
@@ -158,6 +174,7 @@ export class Keyring {
 
   /** The script the next address of a chain would pay to, without using it up. */
   peek(type: AddressType, chain: KeyChain): { index: number; script: Uint8Array } {
+    this.deriveAll();
     const index = this.nextIndex(type, chain);
     return { index, script: scriptForKey(type, this.chains.get(counterKey(type, chain))!.keys[index]) };
   }
@@ -172,7 +189,7 @@ export class Keyring {
     if (index < this.nextIndex(type, chain)) return false;
     this.counters.set(counterKey(type, chain), index + 1);
     w.putCounter(type, chain, index + 1);
-    this.extendLookahead(type, chain);
+    this.extendLookahead(this.chains.get(counterKey(type, chain))!);
     return true;
   }
 
@@ -247,9 +264,25 @@ export class Keyring {
 
   // ---- internals ----
 
-  private extendLookahead(type: AddressType, chain: KeyChain): void {
-    const derived = this.chains.get(counterKey(type, chain))!;
-    const wanted = this.nextIndex(type, chain) + this.lookahead;
+  private deriveInBackground(): void {
+    const slice = () => {
+      const [next] = this.underived;
+      if (next === undefined) return;
+      if (this.extendLookahead(next, BACKGROUND_SLICE)) this.underived.delete(next);
+      setImmediate(slice).unref();
+    };
+    setImmediate(slice).unref();
+  }
+
+  private deriveAll(): void {
+    for (const derived of this.underived) this.extendLookahead(derived);
+    this.underived.clear();
+  }
+
+  /** Derives up to `limit` more keys of a chain's lookahead window; returns whether the window is whole. */
+  private extendLookahead(derived: DerivedChain, limit = Number.POSITIVE_INFINITY): boolean {
+    const { type, chain } = derived;
+    const wanted = Math.min(this.nextIndex(type, chain) + this.lookahead, derived.keys.length + limit);
     while (derived.keys.length < wanted) {
       const index = derived.keys.length;
       // An invalid child (odds below 2^-127) would stop the wallet; BIP32 skips it, which
@@ -260,6 +293,7 @@ export class Keyring {
       this.byScript.set(toHex(scriptForKey(type, publicKey)), own);
       this.byKeyHash.set(toHex(hash160(publicKey)), own);
     }
+    return derived.keys.length >= this.nextIndex(type, chain) + this.lookahead;
   }
 
   private addImportedInMemory(publicKey: Uint8Array, record: ImportedKeyRecord): void {
