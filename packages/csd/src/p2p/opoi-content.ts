@@ -4,8 +4,13 @@
  * check; content published on this node (submitopoicontent, or accepted from a peer) goes out
  * to every peer that has not seen it.
  */
-import { toHex } from '@cs/consensus';
+import { hashToHex, sha256d, toHex } from '@cs/consensus';
 import { ContentError, type OpoiContentStore, type PublishedContent } from '../opoi/content.ts';
+import type { PeerState, Peers } from './peer-state.ts';
+import { RecentSet } from './recent-set.ts';
+
+/** Seen content remembered, so that what comes back from another peer is not relayed again. */
+const SEEN_CONTENT_MAX = 50_000;
 
 /**
  * Where published OPoI content goes when it arrives from a peer: `accept` checks the content
@@ -39,4 +44,38 @@ export interface ContentPublisher {
 /** Relays every newly stored content to the peers, for as long as the node runs. */
 export function relayPublishedContent(store: OpoiContentStore, network: ContentPublisher): void {
   store.events.on('published', (p: PublishedContent) => network.publishOpoiContent(Buffer.from(p.requestId, 'hex'), p.content));
+}
+
+/** Content between peers: each content once, and from a peer only what the sink accepted. */
+export class OpoiContentRelay {
+  private readonly seen = new RecentSet(SEEN_CONTENT_MAX);
+
+  constructor(
+    private readonly peers: Peers,
+    /** Without one, content from peers is ignored. */
+    private readonly sink: OpoiContentSink | undefined,
+  ) {}
+
+  /** Sends content to every peer that has not seen it, but `except` (the one it came from). */
+  publish(requestId: Uint8Array, content: Uint8Array, except: number | null): void {
+    const key = contentKey(requestId, content);
+    this.seen.add(key);
+    for (const s of this.peers.values()) {
+      if (s.peer.id === except || !s.peer.handshakeDone || s.known.has(key)) continue;
+      s.known.add(key);
+      s.peer.send({ command: 'opoicontent', requestId, content });
+    }
+  }
+
+  receive(state: PeerState, requestId: Uint8Array, content: Uint8Array): void {
+    const key = contentKey(requestId, content);
+    state.known.add(key);
+    if (!this.sink || this.seen.has(key)) return;
+    if (!this.sink.accept(requestId, content)) return;
+    this.publish(requestId, content, state.peer.id);
+  }
+}
+
+function contentKey(requestId: Uint8Array, content: Uint8Array): string {
+  return hashToHex(sha256d(Buffer.concat([requestId, content])));
 }

@@ -1,0 +1,16 @@
+/** The network's settings, from csd's options. */
+export interface NetworkOptions {
+  readonly listen: boolean;
+  readonly port: number;
+  /** Addresses to listen on ("host" or "host:port"); empty: every IPv4 and IPv6 address. */
+  readonly bind: readonly string[];
+  /** -connect: connect only to these. */
+  readonly connect: readonly string[];
+  readonly addnode: readonly string[];
+  readonly seednode: readonly string[];
+  readonly maxconnections: number;
+  /** -whitelist subnets (optionally "perms@subnet"): peers from them are never discouraged or banned. */
+  readonly whitelist: readonly string[];
+  readonly peertimeout: number;
+  readonly bantime: number;
+}
