@@ -33,8 +33,8 @@ if (files.length === 0) {
 }
 
 let failed = false;
-console.log('build: tsc -b tsconfig.build.json');
-const build = spawnSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-b', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' });
+console.log('build: scripts/build.mjs (tsc -b)');
+const build = spawnSync(process.execPath, [join(root, 'scripts/build.mjs')], { cwd: root, stdio: 'inherit' });
 if (build.status !== 0) {
   console.error('build failed');
   process.exit(1);

@@ -1,0 +1,44 @@
+#!/usr/bin/env node
+// Builds the packages to JavaScript (tsc -b over their project references): all of them after a
+// plain `npm ci`, and after a partial install (`npm ci -w packages/cs-miner`) those whose
+// dependencies are installed, so that installing one program builds that program instead of
+// failing on the others. `npm ci` runs this as the root `prepare` script; `npm run build` too.
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const require = createRequire(join(root, 'package.json'));
+const installed = (name) => {
+  try {
+    require.resolve(`${name}/package.json`);
+    return true;
+  } catch {
+    // Packages whose exports hide package.json are found by their folder instead.
+    try {
+      readFileSync(join(root, 'node_modules', name, 'package.json'));
+      return true;
+    } catch {
+      return false;
+    }
+  }
+};
+
+const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
+if (!installed('typescript') || !installed('@types/node')) {
+  console.error('build: typescript and @types/node are not installed (npm ci installs them); nothing built');
+  process.exit(1);
+}
+
+const workspaces = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).workspaces;
+const manifests = new Map(workspaces.map((dir) => [dir, JSON.parse(readFileSync(join(root, dir, 'package.json'), 'utf8'))]));
+const external = (m) => Object.keys(m.dependencies ?? {}).filter((d) => !d.startsWith('@cs/'));
+const ready = workspaces.filter((dir) => external(manifests.get(dir)).every(installed) && installed(manifests.get(dir).name));
+const skipped = workspaces.filter((dir) => !ready.includes(dir));
+if (skipped.length > 0) console.log(`build: skipping ${skipped.join(', ')} (dependencies not installed)`);
+// tsc -b builds each target's references first; a ready package's workspace dependencies are ready too.
+const targets = skipped.length === 0 ? ['tsconfig.build.json'] : ready;
+const run = spawnSync(process.execPath, [tsc, '-b', ...targets], { cwd: root, stdio: 'inherit' });
+process.exit(run.status ?? 1);
