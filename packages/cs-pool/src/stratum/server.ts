@@ -1,13 +1,13 @@
 /**
- * The ZIP 301 stratum server: TCP and TLS listeners, one Connection per miner, the methods of
- * ZIP 301 and NiceHash's extranonce extension, vardiff, bans and connection limits. Shares that
- * pass validation go to the `onShare` callback (accounting) before the miner hears `true`.
+ * The ZIP 301 stratum server: TCP and TLS listeners, one Connection per miner (connection.ts),
+ * its requests answered in slices (the methods are in methods.ts), job broadcasts, vardiff's idle
+ * sweep, bans and connection limits. Shares that pass validation go to the `onShare` callback
+ * (accounting) before the miner hears `true`.
  */
 import { createServer as createTcpServer, type Server, type Socket } from 'node:net';
 import { createServer as createTlsServer } from 'node:tls';
 import type { ChainParams } from '@cs/consensus';
 import {
-  LineSplitter,
   StratumError,
   StratumErrorCode,
   StratumProtocolError,
@@ -15,26 +15,15 @@ import {
   difficultyToTarget,
   encodeError,
   encodeNotification,
-  encodeResult,
-  notifyParams,
-  parseAuthorize,
-  parseLogin,
-  parseSubmit,
-  parseSubscribe,
-  passwordDifficulty,
-  targetFromHex,
-  targetToDifficulty,
-  targetToHex,
-  UINT256_MAX,
-  validateShare,
   type Job,
   type StratumId,
   type ValidShare,
 } from '@cs/stratum';
 import type { Logger } from 'pino';
-import type { PoolStats, WorkerStats } from '../api/stats.ts';
-import { crashArmed, crashPoint } from '../node/crash.ts';
+import type { PoolStats } from '../api/stats.ts';
+import { Connection, NO_LINES } from './connection.ts';
 import type { JobManager } from './jobs.ts';
+import { StratumMethods } from './methods.ts';
 import { Nonce1Allocator } from './nonce1.ts';
 import { Vardiff, type VardiffConfig } from './vardiff.ts';
 
@@ -92,107 +81,11 @@ export interface ServerHooks {
   onShare(share: AcceptedShare): Promise<unknown>;
 }
 
-interface Login {
-  readonly address: string;
-  readonly worker: string;
-  readonly solo: boolean;
-  readonly stats: WorkerStats;
-}
-
-class Connection {
-  readonly splitter = new LineSplitter();
-  /** Received lines not answered yet, from `next` on. */
-  backlog: readonly string[] = NO_LINES;
-  next = 0;
-  subscribed = false;
-  nonce1: Uint8Array | null = null;
-  sessionId: string | null = null;
-  extranonce = false;
-  readonly logins = new Map<string, Login>();
-  /** Fixed by the first authorize: '' pool, else the solo finder's address. */
-  payout: string | null = null;
-  payoutScript: Uint8Array | null = null;
-  target: bigint;
-  previousTarget: bigint | null = null;
-  previousTargetUntil = 0;
-  staticDifficulty: boolean;
-  vardiff: Vardiff | null;
-  valid = 0;
-  invalid = 0;
-  lastValidShare: number;
-  closed = false;
-  /** Lines queued in this turn of the event loop; null when nothing is. */
-  private out: string | null = null;
-  /** What a share at `worth.target` is worth, kept while the target stays (BigInt divisions, once per target). */
-  worth = { target: -1n, difficulty: 0, work: 0n };
-
-  constructor(
-    readonly socket: Socket,
-    readonly ip: string,
-    readonly port: PortConfig,
-    target: bigint,
-    vardiff: Vardiff | null,
-    now: number,
-  ) {
-    this.target = target;
-    this.vardiff = vardiff;
-    this.staticDifficulty = vardiff === null;
-    this.lastValidShare = now;
-  }
-
-  /**
-   * Lines sent in one turn of the event loop leave as one string in one write: a batch of share
-   * replies (they resolve together when their group commit is durable), or a login's result,
-   * target and job. (Corking the socket instead costs a queued write request per line.)
-   */
-  send(line: string): void {
-    if (this.closed) return;
-    if (this.out === null) {
-      this.out = line;
-      process.nextTick(flush, this);
-    } else this.out += line;
-  }
-
-  /** Written at once: a job broadcast writes each socket once anyway, and the first miners should not wait for the last. */
-  sendNow(line: Buffer): void {
-    if (!this.closed) this.socket.write(line);
-  }
-
-  flush(): void {
-    const out = this.out;
-    this.out = null;
-    if (out !== null && !this.closed) this.socket.write(out);
-  }
-
-  /** What is queued and a last line, then the end of the connection; nothing is sent after. */
-  end(line: string): void {
-    if (this.closed) return;
-    const out = this.out === null ? line : this.out + line;
-    this.out = null;
-    this.closed = true;
-    this.socket.end(out);
-    // A socket paused between two slices of work would never read the miner's end of the
-    // connection, so it would never close (and the server's close would wait for it forever).
-    this.socket.resume();
-  }
-}
-
-function flush(c: Connection): void {
-  c.flush();
-}
-
 /** How long a miner has, after client.reconnect at shutdown, to close its connection itself. */
 const CLOSE_GRACE_MS = 2000;
 
 /** How long one connection's requests may run before the event loop turns (StratumServer.work). */
 const TURN_SLICE_MS = 2;
-const NO_LINES: readonly string[] = Object.freeze([]);
-
-/** A job's mining.notify line, encoded once for every miner it goes to: bytes for broadcasts, text for a connection's queue. */
-interface NotifyLine {
-  readonly bytes: Buffer;
-  readonly text: string;
-}
 
 export class StratumServer {
   private readonly servers: Server[] = [];
@@ -200,7 +93,7 @@ export class StratumServer {
   private readonly perIp = new Map<string, number>();
   private readonly bans = new Map<string, number>();
   private readonly nonces: Nonce1Allocator;
-  private readonly notifyLines = new WeakMap<Job, [NotifyLine, NotifyLine]>();
+  private readonly methods: StratumMethods;
   private sweepTimer: NodeJS.Timeout | null = null;
   private readonly minTarget: bigint;
   private readonly maxTarget: bigint;
@@ -210,7 +103,7 @@ export class StratumServer {
     private readonly config: ServerConfig,
     private readonly net: ChainParams,
     private readonly jobs: JobManager,
-    private readonly hooks: ServerHooks,
+    hooks: ServerHooks,
     private readonly stats: PoolStats,
     private readonly log: Logger,
   ) {
@@ -218,6 +111,20 @@ export class StratumServer {
     // Harder difficulty is a smaller target.
     this.minTarget = difficultyToTarget(config.vardiff.maxDifficulty, net.powLimit);
     this.maxTarget = difficultyToTarget(config.vardiff.minDifficulty, net.powLimit);
+    this.methods = new StratumMethods({
+      net,
+      jobs,
+      nonces: this.nonces,
+      stats,
+      validateAddress: (address) => hooks.validateAddress(address),
+      addressScript: (address) => hooks.addressScript(address),
+      storeShare: (login, job, share, difficulty, work) =>
+        hooks.onShare({ address: login.address, worker: login.worker, solo: login.solo, job, share, difficulty, work }),
+      ban: (c, reason) => this.ban(c, reason),
+      banCheckThreshold: config.banCheckThreshold,
+      banInvalidPercent: config.banInvalidPercent,
+      targetGraceMs: config.targetGraceMs,
+    });
     jobs.on('job', (clean) => this.broadcastJob(clean));
   }
 
@@ -358,7 +265,7 @@ export class StratumServer {
     const { id, method } = msg;
     let pending: Promise<void> | undefined;
     try {
-      pending = this.handle(c, id, method, msg.params);
+      pending = this.methods.handle(c, id, method, msg.params);
     } catch (e) {
       this.refuse(c, id, method, e);
       return true;
@@ -375,103 +282,11 @@ export class StratumServer {
     }
   }
 
-  /**
-   * Answers a request; a rejection is thrown (synchronously, or from the returned promise).
-   * Not async: a share would pay for a promise and a resumption it does not need.
-   */
-  private handle(c: Connection, id: StratumId, method: string, params: readonly unknown[]): Promise<void> | undefined {
-    switch (method) {
-      case 'mining.subscribe':
-        this.subscribe(c, id, params);
-        return;
-      case 'mining.authorize':
-        return this.authorize(c, id, params);
-      case 'mining.submit':
-        return this.submit(c, id, params);
-      case 'mining.suggest_target':
-        this.suggestTarget(c, id, params);
-        return;
-      case 'mining.extranonce.subscribe':
-        this.extranonceSubscribe(c, id);
-        return;
-      default:
-        throw new StratumError(StratumErrorCode.OTHER, `unsupported method ${method}`);
-    }
-  }
-
-  private subscribe(c: Connection, id: StratumId, params: readonly unknown[]): void {
-    const { sessionId } = parseSubscribe(params);
-    if (!c.subscribed) {
-      const session = this.nonces.acquire(sessionId, Date.now());
-      c.nonce1 = session.nonce1;
-      c.sessionId = session.sessionId;
-      c.subscribed = true;
-    }
-    c.send(encodeResult(id, [c.sessionId, Buffer.from(c.nonce1!).toString('hex')]));
-  }
-
-  private async authorize(c: Connection, id: StratumId, params: readonly unknown[]): Promise<void> {
-    if (!c.subscribed) throw new StratumError(StratumErrorCode.NOT_SUBSCRIBED, 'not subscribed');
-    const { login, password } = parseAuthorize(params);
-    const parsed = parseLogin(login);
-    const solo = parsed.solo || c.port.solo;
-    if (!(await this.hooks.validateAddress(parsed.address))) {
-      c.send(encodeError(id, new StratumError(StratumErrorCode.UNAUTHORIZED, `'${parsed.address}' is not an address of this network`)));
-      return;
-    }
-    const payout = solo ? parsed.address : '';
-    if (c.payout !== null && c.payout !== payout) {
-      throw new StratumError(StratumErrorCode.UNAUTHORIZED, 'every worker of a connection must share its payout (pool, or the same solo address)');
-    }
-    const first = c.payout === null;
-    c.payout = payout;
-    if (solo) c.payoutScript = this.hooks.addressScript(parsed.address);
-    const stats = this.stats.worker(parsed.address, parsed.worker);
-    c.logins.set(login, { address: parsed.address, worker: parsed.worker, solo, stats });
-    stats.connected++;
-    const d = passwordDifficulty(password);
-    if (d !== null) {
-      try {
-        c.target = difficultyToTarget(d, this.net.powLimit);
-        c.vardiff = null;
-        c.staticDifficulty = true;
-      } catch {
-        // An unreadable d= keeps the port's difficulty; the login itself is fine.
-      }
-    }
-    c.send(encodeResult(id, true));
-    if (first || d !== null) {
-      c.send(encodeNotification('mining.set_target', [targetToHex(c.target)]));
-      this.sendJob(c, true);
-    }
-  }
-
-  private sendJob(c: Connection, clean: boolean): void {
-    const line = this.jobLine(c, clean);
-    if (line) c.send(line.text);
-  }
-
-  /** The notify line of the connection's current job; null before its first authorize. */
-  private jobLine(c: Connection, clean: boolean): NotifyLine | null {
-    if (c.payout === null) return null;
-    const job = this.jobs.jobFor(c.payout === '' ? null : { address: c.payout, script: c.payoutScript! });
-    let lines = this.notifyLines.get(job);
-    if (!lines) {
-      const line = (cleanJobs: boolean) => {
-        const text = encodeNotification('mining.notify', notifyParams(job, cleanJobs));
-        return { bytes: Buffer.from(text), text };
-      };
-      lines = [line(false), line(true)];
-      this.notifyLines.set(job, lines);
-    }
-    return lines[clean ? 1 : 0];
-  }
-
   private broadcastJob(clean: boolean): void {
     const started = performance.now();
     const cpu = process.cpuUsage();
     for (const c of this.connections) {
-      const line = this.jobLine(c, clean);
+      const line = this.methods.jobLine(c, clean);
       if (line) c.sendNow(line.bytes);
     }
     this.stats.jobFanoutMs = performance.now() - started;
@@ -484,107 +299,6 @@ export class StratumServer {
     }
   }
 
-  private submit(c: Connection, id: StratumId, params: readonly unknown[]): Promise<void> {
-    if (!c.subscribed) throw new StratumError(StratumErrorCode.NOT_SUBSCRIBED, 'not subscribed');
-    const submit = parseSubmit(params);
-    const login = c.logins.get(submit.worker);
-    if (!login) throw new StratumError(StratumErrorCode.UNAUTHORIZED, 'unauthorized worker');
-    const now = Date.now();
-    const live = this.jobs.lookup(submit.jobId);
-    if (!live || live.payout !== c.payout) {
-      // Stale is the network's doing, not the miner's: it is counted, never held against the ban.
-      this.stats.share(login.stats, 'stale', 0, now);
-      throw new StratumError(StratumErrorCode.JOB_NOT_FOUND, 'job not found');
-    }
-    let share: ValidShare;
-    try {
-      share = validateShare({
-        job: live.job,
-        nonce1: c.nonce1!,
-        submit,
-        target: c.target,
-        previousTarget: now < c.previousTargetUntil ? c.previousTarget : null,
-        seen: live.seen,
-        now: Math.floor(now / 1000),
-        maxFutureTime: this.net.maxFutureBlockTime,
-      });
-    } catch (e) {
-      if (e instanceof StratumError) {
-        const outcome = e.code === StratumErrorCode.DUPLICATE_SHARE ? 'duplicate' : e.code === StratumErrorCode.LOW_DIFFICULTY ? 'low' : 'invalid';
-        this.stats.share(login.stats, outcome, 0, now);
-        this.countInvalid(c);
-      }
-      throw e;
-    }
-    if (c.worth.target !== share.target) {
-      c.worth = { target: share.target, difficulty: targetToDifficulty(share.target, this.net.powLimit), work: UINT256_MAX / share.target };
-    }
-    const { difficulty, work } = c.worth;
-    const stored = this.hooks.onShare({ address: login.address, worker: login.worker, solo: login.solo, job: live.job, share, difficulty, work });
-    return stored.then(() => this.accepted(c, id, login, difficulty, now));
-  }
-
-  /** A valid share is durable: counted, acknowledged, and vardiff hears of it. */
-  private accepted(c: Connection, id: StratumId, login: Login, difficulty: number, now: number): void {
-    c.valid++;
-    c.lastValidShare = now;
-    this.stats.share(login.stats, 'valid', difficulty, now);
-    c.send(encodeResult(id, true));
-    // After the uncork queued by this turn's first reply, so the acknowledgement has left.
-    if (crashArmed('after-share-ack')) process.nextTick(crashPoint, 'after-share-ack');
-    const next = c.vardiff?.onShare(now / 1000, c.target) ?? null;
-    if (next !== null) this.setTarget(c, next);
-  }
-
-  private countInvalid(c: Connection): void {
-    c.invalid++;
-    const total = c.valid + c.invalid;
-    if (total >= this.config.banCheckThreshold) {
-      if ((c.invalid * 100) / total >= this.config.banInvalidPercent) this.ban(c, `${c.invalid} of ${total} shares invalid`);
-      c.valid = 0;
-      c.invalid = 0;
-    }
-  }
-
-  /** A new target: announced, then the current job again so that miners apply it; the old one stays good for a grace period. */
-  private setTarget(c: Connection, target: bigint): void {
-    c.previousTarget = c.target;
-    c.previousTargetUntil = Date.now() + this.config.targetGraceMs;
-    c.target = target;
-    c.send(encodeNotification('mining.set_target', [targetToHex(target)]));
-    this.sendJob(c, false);
-  }
-
-  /** ZIP 301: answered with set_target. Harder than the port's start is granted; easier is refused (error 20), as in miningcore. */
-  private suggestTarget(c: Connection, id: StratumId, params: readonly unknown[]): void {
-    let target: bigint;
-    try {
-      target = targetFromHex(String(params[0]));
-    } catch {
-      throw new StratumError(StratumErrorCode.OTHER, 'the suggested target is 64 hex digits');
-    }
-    const portTarget = difficultyToTarget(c.port.difficulty, this.net.powLimit);
-    if (target > portTarget) throw new StratumError(StratumErrorCode.OTHER, 'suggested difficulty too low for this port');
-    c.send(encodeResult(id, true));
-    this.setTarget(c, target);
-  }
-
-  /**
-   * NiceHash's extension: acknowledged, then a fresh NONCE_1 with mining.set_extranonce and a clean
-   * job, which the miner must switch to at once. Rotating it here also frees the resumed session's
-   * NONCE_1 for reuse rules: the new one is the connection's from now on.
-   */
-  private extranonceSubscribe(c: Connection, id: StratumId): void {
-    if (!c.subscribed) throw new StratumError(StratumErrorCode.NOT_SUBSCRIBED, 'not subscribed');
-    c.extranonce = true;
-    c.send(encodeResult(id, true));
-    const session = this.nonces.rotate(c.sessionId!, Date.now());
-    c.nonce1 = session.nonce1;
-    c.sessionId = session.sessionId;
-    c.send(encodeNotification('mining.set_extranonce', [Buffer.from(c.nonce1).toString('hex'), 32 - c.nonce1.length]));
-    this.sendJob(c, true);
-  }
-
   /** Idle and silent connections out, vardiff's idle sweep, expired bans and sessions. */
   private sweep(): void {
     const now = Date.now();
@@ -594,7 +308,7 @@ export class StratumServer {
         continue;
       }
       const next = c.vardiff?.idleSweep(now / 1000, c.target) ?? null;
-      if (next !== null) this.setTarget(c, next);
+      if (next !== null) this.methods.setTarget(c, next);
     }
     for (const [ip, until] of this.bans) if (until <= now) this.bans.delete(ip);
     this.nonces.expire(now);
