@@ -97,7 +97,7 @@ export class BridgeProcess {
     return b;
   }
 
-  /** Runs `cs-bridge --env FILE` and waits until its HTTP API answers; `env` adds process variables. */
+  /** Runs `cs-bridge -env=FILE` and waits until its HTTP API answers; `env` adds process variables. */
   async start(env: Record<string, string> = {}): Promise<void> {
     const proc = this.launch(env);
     await eventually(async () => {
@@ -109,7 +109,7 @@ export class BridgeProcess {
 
   launch(env: Record<string, string> = {}, args: readonly string[] = []): ChildProcess {
     this.output = '';
-    const proc = spawn(process.execPath, [BRIDGE_BIN, '--env', this.envFile, ...args], {
+    const proc = spawn(process.execPath, [BRIDGE_BIN, `-env=${this.envFile}`, ...args], {
       stdio: ['ignore', 'pipe', 'pipe'],
       env: { ...process.env, ...env },
     });

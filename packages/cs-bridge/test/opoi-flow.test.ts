@@ -310,7 +310,7 @@ test('the stake is renewed before renew_by_height', async () => {
 
 /** Runs `cs-bridge ask` with the bridge's env file; its output so far, and its exit. */
 function ask(args: string[]) {
-  const proc = spawn(process.execPath, [BRIDGE_BIN, 'ask', '--env', bridge.envFile, '--poll-ms', '200', ...args], {
+  const proc = spawn(process.execPath, [BRIDGE_BIN, 'ask', `-env=${bridge.envFile}`, '-pollms=200', ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const run = { output: '', exit: new Promise<number | string>((r) => proc.once('exit', (code, signal) => r(code ?? signal ?? 0))), proc };
@@ -327,7 +327,7 @@ test('cs-bridge ask: the whole flow in one command, the answer printed with the 
   await closeMiners();
   const miner = await OpoiMiner.connect(bridge.stratumPort, `${externalAddress()}.asked`);
   miners.push(miner);
-  const run = ask(['--model', 'tiny', '--max-tokens', '20', '--payment', '0.02', 'Say', 'hello']);
+  const run = ask(['-model=tiny', '-maxtokens=20', '-payment=0.02', 'Say', 'hello']);
   const id = await askedId(run);
   // ask retries the prompt's 404 until the REQUEST confirms.
   await eventually(async () => (run.output.includes('Waiting for the REQUEST') ? true : undefined), 'ask to wait');
@@ -345,11 +345,11 @@ test('cs-bridge ask: the whole flow in one command, the answer printed with the 
 });
 
 test('Ctrl-C in cs-bridge ask leaves the request on chain and prints how to resume', async () => {
-  const run = ask(['--model', 'tiny', '--max-tokens', '20', '--payment', '0.02', 'Later']);
+  const run = ask(['-model=tiny', '-maxtokens=20', '-payment=0.02', 'Later']);
   const id = await askedId(run);
   run.proc.kill('SIGINT');
   assert.equal(await run.exit, 130);
-  assert.match(run.output, new RegExp(`Resume with: cs-bridge ask --request-id ${id}`));
+  assert.match(run.output, new RegExp(`Resume with: cs-bridge ask -requestid=${id}`));
   await chain.mine(1);
   assert.equal((await chain.node.call<ChainRequest>('getopoirequest', id)).status, 'PENDING');
 });

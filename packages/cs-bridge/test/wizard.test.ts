@@ -92,7 +92,7 @@ async function fundedAddress(coins: number): Promise<string> {
 
 test('Manual writes the documented env file, owner-only, and exits', async () => {
   const path = join(dir, 'manual.env');
-  const t = new Terminal(['--env', path]);
+  const t = new Terminal([`-env=${path}`]);
   await t.expect('m/a [a]: ');
   t.type('m');
   await t.expect('fill in the empty values');
@@ -117,7 +117,7 @@ test('Automatic asks each value, keeps existing ones, generates the key, lists U
   const [coin] = await node.call<{ txid: string; vout: number }[]>('listunspent', 1, 9_999_999, [address]);
   const listen = `127.0.0.1:${await freePort()}`;
   const path = envFile({ UPSTREAM_POOL_ADDR: '127.0.0.1:1', DATA_DIR: join(dir, 'data-auto'), API_LISTEN_ADDR: `127.0.0.1:${await freePort()}` });
-  const t = new Terminal(['--env', path]);
+  const t = new Terminal([`-env=${path}`]);
   try {
     await t.expect('m/a [a]: ');
     t.type('a');
@@ -176,7 +176,7 @@ async function completeEnv(address: string): Promise<string> {
 
 test('a complete file without a stake asks only the stake step; skipping it exits', async () => {
   const path = await completeEnv(await fundedAddress(2));
-  const t = new Terminal(['--env', path]);
+  const t = new Terminal([`-env=${path}`]);
   await t.expect('chain height');
   await t.expect('Number of the UTXO to stake, or s to skip [s]: ');
   t.type('s');
@@ -187,7 +187,7 @@ test('a complete file without a stake asks only the stake step; skipping it exit
 });
 
 test('no UTXOs: the wizard says so and asks to fund the wallet and rerun', async () => {
-  const t = new Terminal(['--env', await completeEnv(await fundedAddress(0))]);
+  const t = new Terminal([`-env=${await completeEnv(await fundedAddress(0))}`]);
   await t.expect('No UTXOs available');
   await t.expect('Fund it');
   assert.equal(await t.exit, 0);
@@ -203,13 +203,13 @@ test('without a terminal nothing waits for an answer: incomplete file, setup, an
       p.once('exit', (code) => resolve({ code, output }));
     });
   const incomplete = envFile({ UPSTREAM_POOL_ADDR: '127.0.0.1:1' });
-  const a = await run(['--env', incomplete]);
+  const a = await run([`-env=${incomplete}`]);
   assert.equal(a.code, 1);
   assert.match(a.output, /lacks CSD_RPC_USER, CSD_RPC_PASS, OPOI_ADDRESSES, OPOI_REQUESTER_API_KEY: run "cs-bridge setup" in a terminal/);
-  const b = await run(['setup', '--env', incomplete]);
+  const b = await run(['setup', `-env=${incomplete}`]);
   assert.equal(b.code, 1);
   assert.match(b.output, /the setup wizard needs a terminal/);
-  const c = await run(['--env', await completeEnv(await fundedAddress(1))]);
+  const c = await run([`-env=${await completeEnv(await fundedAddress(1))}`]);
   assert.equal(c.code, 1);
   assert.match(c.output, /has no stake: run "cs-bridge setup" to pick the collateral, or set OPOI_STAKE_UTXO/);
 });

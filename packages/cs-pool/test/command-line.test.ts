@@ -3,9 +3,10 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import { POOL_OPTIONS } from '../src/node/config.ts';
-import { POOL_BIN } from './pool-harness.ts';
 
+const POOL_BIN = fileURLToPath(new URL('../bin/cs-pool.js', import.meta.url));
 const VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 const VERSION_LINE = `cs stratum pool version v${VERSION}\n`;
 

@@ -6,58 +6,36 @@
  * and paid. Ctrl-C leaves the request on chain and prints the command that resumes it.
  */
 import { randomUUID } from 'node:crypto';
-import { parseArgs } from 'node:util';
 import { pickRequester, promptHash as hashOfPrompt, RpcError } from '@cs/client';
-import { amountFromValue } from '@cs/runtime/amount';
+import { formatAmount, parseAmount } from '@cs/runtime/amount';
 import { rpcClientFor } from '../bridge.ts';
 import { ConfigError, DEFAULT_RPC_URL, mergedValues } from '../config/env.ts';
+import type { AskRequest } from '../config/options.ts';
 import { describeNodeError } from '../node/node-check.ts';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-export async function runAsk(envFile: string, argv: string[], out: NodeJS.WritableStream = process.stdout): Promise<number> {
-  const { values: flags, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      model: { type: 'string' },
-      'max-tokens': { type: 'string' },
-      payment: { type: 'string' },
-      'fee-per-token': { type: 'string', default: '0' },
-      requester: { type: 'string' },
-      'request-id': { type: 'string' },
-      'bridge-url': { type: 'string' },
-      'api-key': { type: 'string' },
-      'rpc-url': { type: 'string' },
-      'rpc-user': { type: 'string' },
-      'rpc-pass': { type: 'string' },
-      'poll-ms': { type: 'string', default: '1000' },
-    },
-  });
+export async function runAsk(envFile: string, flags: AskRequest, out: NodeJS.WritableStream = process.stdout): Promise<number> {
   const say = (text: string) => out.write(`${text}\n`);
   const env = mergedValues(envFile);
-  const prompt = positionals.join(' ');
-  if (!flags.model || !flags['max-tokens'] || !flags.payment || prompt === '')
-    throw new ConfigError('ask needs --model, --max-tokens, --payment and the prompt');
-  const maxTokens = Number(flags['max-tokens']);
-  if (!Number.isSafeInteger(maxTokens) || maxTokens < 1) throw new ConfigError('--max-tokens must be a positive integer');
-  const payment = amountFromValue(flags.payment);
-  const feePerToken = amountFromValue(flags['fee-per-token']);
-  const rpcUrl = flags['rpc-url'] ?? env.CSD_RPC_URL ?? DEFAULT_RPC_URL;
-  const rpc = rpcClientFor({ rpcUrl, rpcUser: flags['rpc-user'] ?? env.CSD_RPC_USER ?? '', rpcPass: flags['rpc-pass'] ?? env.CSD_RPC_PASS ?? '' });
+  const { model, maxtokens: maxTokens, payment: paymentText, feepertoken: feePerToken, prompt } = flags;
+  // -payment's check has parsed it already.
+  const payment = parseAmount(paymentText)!;
+  const rpcUrl = flags.rpcurl ?? env.CSD_RPC_URL ?? DEFAULT_RPC_URL;
+  const rpc = rpcClientFor({ rpcUrl, rpcUser: flags.rpcuser ?? env.CSD_RPC_USER ?? '', rpcPass: flags.rpcpassword ?? env.CSD_RPC_PASS ?? '' });
   const apiListen = env.API_LISTEN_ADDR ?? '127.0.0.1:3533';
-  const bridgeUrl = (flags['bridge-url'] ?? `http://${apiListen.replace(/^0\.0\.0\.0:/, '127.0.0.1:')}`).replace(/\/$/, '');
-  const apiKey = flags['api-key'] ?? env.OPOI_REQUESTER_API_KEY ?? '';
-  if (apiKey === '') throw new ConfigError('no API key: set OPOI_REQUESTER_API_KEY in the env file or pass --api-key');
-  const pollMs = Number(flags['poll-ms']);
+  const bridgeUrl = (flags.bridgeurl ?? `http://${apiListen.replace(/^0\.0\.0\.0:/, '127.0.0.1:')}`).replace(/\/$/, '');
+  const apiKey = flags.apikey ?? env.OPOI_REQUESTER_API_KEY ?? '';
+  if (apiKey === '') throw new ConfigError('no API key: set OPOI_REQUESTER_API_KEY in the env file or pass -apikey=<key>');
+  const pollMs = flags.pollms;
   const promptHash = hashOfPrompt(prompt);
-  let requestId = flags['request-id']?.toLowerCase() ?? null;
+  let requestId = flags.requestid?.toLowerCase() ?? null;
 
   const onInterrupt = () => {
     if (requestId) {
       say(`\nInterrupted. Request ${requestId} stays on chain (its escrow is refunded if nobody answers).`);
       say(
-        `Resume with: cs-bridge ask --request-id ${requestId} --model ${flags.model} --max-tokens ${maxTokens} --payment ${flags.payment} ${JSON.stringify(prompt)}`,
+        `Resume with: cs-bridge ask -requestid=${requestId} -model=${model} -maxtokens=${maxTokens} -payment=${paymentText} ${JSON.stringify(prompt)}`,
       );
     } else say('\nInterrupted before any request was sent.');
     process.exit(130);
@@ -67,17 +45,10 @@ export async function runAsk(envFile: string, argv: string[], out: NodeJS.Writab
     let requestTxid: string | null = null;
     if (requestId === null) {
       const requester = flags.requester ?? (await pickRequester(rpc, payment + BigInt(maxTokens) * feePerToken));
-      if (requester === null) throw new ConfigError('no wallet address holds enough confirmed coins for the escrow; fund one, or pass --requester');
+      if (requester === null)
+        throw new ConfigError('no wallet address holds enough confirmed coins for the escrow; fund one, or pass -requester=<address>');
       requestId = randomUUID();
-      const r = await rpc.call('submitopoirequest', [
-        requestId,
-        flags.model,
-        promptHash,
-        maxTokens,
-        flags.payment,
-        requester,
-        flags['fee-per-token'],
-      ]);
+      const r = await rpc.call('submitopoirequest', [requestId, model, promptHash, maxTokens, paymentText, requester, formatAmount(feePerToken)]);
       requestTxid = r.txid;
       say(`REQUEST ${requestId} broadcast: txid ${r.txid} (prompt sha256 ${promptHash})`);
     } else say(`Resuming request ${requestId}`);

@@ -8,7 +8,7 @@ import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseEnv } from 'node:util';
 import { amountFromValue } from '@cs/runtime/amount';
-import { splitHostPort } from '@cs/runtime/config';
+import { ConfigError as BaseConfigError, splitHostPort } from '@cs/runtime/config';
 
 export interface VariableSpec {
   readonly name: string;
@@ -49,7 +49,12 @@ export const VARIABLES: readonly VariableSpec[] = [
   { name: 'LOG_LEVEL', default: 'info', help: 'trace, debug, info, warn, error' },
 ];
 
-export class ConfigError extends Error {}
+/** A configuration problem the operator has to fix; the program prints it alone, as an option's. */
+export class ConfigError extends BaseConfigError {
+  constructor(message: string) {
+    super(message, 'config file');
+  }
+}
 
 export interface HostPort {
   readonly host: string;

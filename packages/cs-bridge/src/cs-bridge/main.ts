@@ -1,33 +1,46 @@
 /**
- * cs-bridge: `cs-bridge [--env FILE]` runs the bridge (the setup wizard first when the file is
+ * cs-bridge: `cs-bridge [-env=<file>]` runs the bridge (the setup wizard first when the file is
  * incomplete or no stake is active, and a terminal is there to answer it); `cs-bridge setup` runs
- * only the wizard; `cs-bridge ask ...` is the requester's whole flow. Errors print one line, exit 1.
+ * only the wizard; `cs-bridge ask ...` is the requester's whole flow. -help and -version, of the
+ * program and of each command, are answered from the command line alone. Errors print one line,
+ * exit 1.
  */
-import { resolve } from 'node:path';
+import { ConfigError as BaseConfigError, formatOptionsHelp, packageVersion } from '@cs/runtime/config';
 import { pino } from 'pino';
 import { runAsk } from '../ask/ask.ts';
 import { Bridge, StartError, lockBridge, rpcClientFor } from '../bridge.ts';
 import { ConfigError, mergedValues, missingVariables, parseConfig } from '../config/env.ts';
+import { ASK_OPTIONS, BRIDGE_OPTIONS, type Command, readInvocation } from '../config/options.ts';
 import { NodeCheckError, readStake } from '../node/node-check.ts';
 import { runWizard } from '../setup/wizard.ts';
 
-const HELP = `Usage:
-  cs-bridge [--env FILE]            run the bridge (default env file: ./.env)
-  cs-bridge setup [--env FILE]      the setup wizard only
-  cs-bridge ask --model NAME --max-tokens N --payment COINS [--env FILE] [--bridge-url URL]
-                [--requester ADDRESS] [--fee-per-token COINS] [--request-id UUID] "PROMPT"
-                                    submit a request, hand over the prompt, wait for the answer
-Variables and their defaults: docs/bridge.md and .env.example.
-`;
+const VERSION_LINE = `cs OPoI bridge version v${packageVersion(new URL('../../package.json', import.meta.url))}\n`;
 
-function takeEnvFlag(args: string[]): string {
-  const i = args.findIndex((a) => a === '--env' || a.startsWith('--env='));
-  if (i < 0) return resolve('.env');
-  const value = args[i].includes('=') ? args[i].slice(6) : args[i + 1];
-  args.splice(i, args[i].includes('=') ? 1 : 2);
-  if (!value) throw new ConfigError('--env needs a file name');
-  return resolve(value);
-}
+const HELP: Readonly<Record<Command, string>> = {
+  run: `
+Usage:
+  cs-bridge [-env=<file>]          run the bridge (the setup wizard first when the file is incomplete)
+  cs-bridge setup [-env=<file>]    the setup wizard only
+  cs-bridge ask -model=<name> -maxtokens=<n> -payment=<coins> [options] <prompt>
+                                   submit a request, hand over the prompt, wait for the answer
+The variables and their defaults: docs/bridge.md and .env.example. "cs-bridge <command> -help"
+lists a command's options.
+
+${formatOptionsHelp(BRIDGE_OPTIONS)}`,
+  setup: `
+Usage: cs-bridge setup [-env=<file>]
+
+The setup wizard alone: writes the environment file and picks the stake (docs/bridge.md, "Setup").
+
+${formatOptionsHelp(BRIDGE_OPTIONS)}`,
+  ask: `
+Usage: cs-bridge ask -model=<name> -maxtokens=<n> -payment=<coins> [options] <prompt>
+
+Sends the REQUEST from the node's wallet, hands the prompt to the bridge once it confirms and waits
+for the answer (docs/bridge.md, "Asking"). The options come before the prompt.
+
+${formatOptionsHelp(ASK_OPTIONS)}`,
+};
 
 async function run(envFile: string): Promise<void> {
   const interactive = process.stdin.isTTY === true && process.stdout.isTTY === true;
@@ -79,25 +92,23 @@ async function run(envFile: string): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  const args = process.argv.slice(2);
-  if (args.includes('--help') || args.includes('-h')) {
-    process.stdout.write(HELP);
-    return;
-  }
   try {
-    const envFile = takeEnvFlag(args);
-    if (args[0] === 'setup') {
-      await runWizard(envFile, { mode: 'full' });
+    const inv = readInvocation(process.argv.slice(2));
+    if (inv.info !== null) {
+      process.stdout.write(inv.info === 'version' ? VERSION_LINE : VERSION_LINE + HELP[inv.command]);
       return;
     }
-    if (args[0] === 'ask') {
-      process.exitCode = await runAsk(envFile, args.slice(1));
+    if (inv.command === 'setup') {
+      await runWizard(inv.envFile, { mode: 'full' });
       return;
     }
-    if (args.length > 0) throw new ConfigError(`unknown argument ${args[0]} (see cs-bridge --help)`);
-    await run(envFile);
+    if (inv.command === 'ask') {
+      process.exitCode = await runAsk(inv.envFile, inv.ask);
+      return;
+    }
+    await run(inv.envFile);
   } catch (e) {
-    if (e instanceof ConfigError || e instanceof NodeCheckError || e instanceof StartError) {
+    if (e instanceof BaseConfigError || e instanceof NodeCheckError || e instanceof StartError) {
       process.stderr.write(`cs-bridge: ${e.message}\n`);
       process.exit(1);
     }
