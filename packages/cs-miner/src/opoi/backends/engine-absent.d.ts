@@ -1,0 +1,7 @@
+// What the compiler sees of node-llama-cpp where the optional dependency is not installed
+// (`npm ci -w packages/cs-miner --omit=optional`): the build succeeds, and loadBinding() in
+// llama.ts reports the missing engine at run time. With the package installed, tsconfig.json's
+// paths resolve its real declarations first, so the embedded engine is checked against them.
+export type Token = number;
+export declare const getLlama: any;
+export declare const LlamaLogLevel: any;
