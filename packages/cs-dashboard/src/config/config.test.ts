@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { refuseRpc } from '../upstream/rpc-whitelist.ts';
-import { ConfigError, configFromFile, configFromFlags, parseFlags, publicView } from './config.ts';
+import { ConfigError as BaseConfigError } from '@cs/runtime/config';
+import { ConfigError, configFromFile, configFromFlags, loadConfig, publicView, readFlags } from './config.ts';
 
 const node = { rpcUrl: 'http://127.0.0.1:16180', rpcUser: 'alice', rpcPassword: 'secret' };
 
@@ -30,7 +31,7 @@ test('every part of the conf file is read, and command-line flags override liste
       bridge: { apiUrl: 'http://127.0.0.1:3533', apiKey: 'k'.repeat(20) },
       logLevel: 'debug',
     },
-    { listen: '[::1]:9001', ask: '0' },
+    readFlags(['-listen=[::1]:9001', '-ask=0']),
   );
   assert.deepEqual([c.host, c.port, c.logLevel, c.ask], ['::1', 9001, 'debug', false]);
   assert.equal(c.nodes[0].restUrl, 'http://127.0.0.1:16190', 'a trailing slash is dropped');
@@ -40,7 +41,7 @@ test('every part of the conf file is read, and command-line flags override liste
 
 test('flags alone describe one node, its pool and its bridge', () => {
   const c = configFromFlags(
-    parseFlags([
+    readFlags([
       '-rpcurl=http://127.0.0.1:16180',
       '-rpcuser=u',
       '-rpcpassword=p',
@@ -79,9 +80,30 @@ test('mistakes are ConfigErrors that say what to fix', () => {
       (e: Error) => e instanceof ConfigError && message.test(e.message),
       String(message),
     );
-  assert.throws(() => parseFlags(['-rpcuser']), /-rpcuser needs a value/);
-  assert.throws(() => parseFlags(['-nosuch=1']), /unknown option -nosuch/);
-  assert.throws(() => configFromFlags({}), /give -conf=<file> or at least -rpcurl=<url>/);
+  assert.throws(() => readFlags(['-rpcuser']), { message: "Invalid value for -rpcuser: '' (expected a non-empty <user>)" });
+  assert.throws(() => readFlags(['-nosuch=1']), { message: 'Invalid parameter -nosuch' });
+  assert.throws(() => configFromFlags(readFlags([])), /give -conf=<file> or at least -rpcurl=<url>/);
+});
+
+test("the command line reads as csd's: mistakes name the option, the last occurrence wins, -noask", () => {
+  const c = configFromFlags(readFlags(['-rpcurl=http://a:1', '-rpccookiefile=/c', '-listen=127.0.0.1:1', '-listen=127.0.0.1:2', '-noask']));
+  assert.deepEqual([c.port, c.ask, c.logLevel], [2, false, 'info']);
+  for (const [argv, message] of [
+    [['-ask=yes'], "Invalid value for -ask: 'yes' (expected 0 or 1)"],
+    [['-listen=8080'], "Invalid value for -listen: '8080' (expected host:port, e.g. 127.0.0.1:8180)"],
+    [['-loglevel=loud'], "Invalid value for -loglevel: 'loud' (expected one of trace, debug, info, warn, error, fatal, silent)"],
+    [['-conf'], "Invalid value for -conf: '' (expected a file name)"],
+    [['-norpcurl'], 'Negating of -rpcurl is meaningless and therefore forbidden'],
+    [['conf.json'], "unexpected argument 'conf.json' (options are -name=value; cs-dashboard -help)"],
+  ] as const) {
+    assert.throws(
+      () => readFlags(argv),
+      (e: Error) => e instanceof BaseConfigError && e.message === message,
+      argv.join(' '),
+    );
+  }
+  assert.throws(() => loadConfig(['-conf=/nonexistent.json', '-bridgekey=k']), { message: '-bridgekey goes in the conf file when -conf is given' });
+  assert.throws(() => loadConfig(['-conf=/nonexistent.json']), { message: 'cannot read the conf file /nonexistent.json: ENOENT' });
 });
 
 test('what browsers and logs see carries no credential', () => {

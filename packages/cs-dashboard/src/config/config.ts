@@ -5,8 +5,14 @@
  */
 import { readFileSync } from 'node:fs';
 import type { RpcAuth } from '@cs/client';
+import { choice, type CommandLine, ConfigError as BaseConfigError, flag, INFO_OPTIONS, readCommandLine, text } from '@cs/runtime/config';
 
-export class ConfigError extends Error {}
+/** A configuration problem the operator has to fix; the program prints it alone, as an option's. */
+export class ConfigError extends BaseConfigError {
+  constructor(message: string) {
+    super(message, 'config file');
+  }
+}
 
 export interface NodeEndpoint {
   readonly name: string;
@@ -31,15 +37,65 @@ export interface DashboardConfig {
 }
 
 export const DEFAULT_LISTEN = '127.0.0.1:8180';
-const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'];
+const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
 
-export const HELP = `Usage:
+export const USAGE = `Usage:
   cs-dashboard -conf=<file.json>                 settings from a JSON file (docs/dashboard.md)
   cs-dashboard -rpcurl=<url> [-rpcuser=<u> -rpcpassword=<p> | -rpccookiefile=<f>]
                [-resturl=<url>] [-wsurl=<url>] [-poolurl=<url>] [-bridgeurl=<url> -bridgekey=<key>]
-Both forms take -listen=<host:port> (default ${DEFAULT_LISTEN}), -ask=0 (no ask form) and
--loglevel=<level> (default info); on the command line they override the file's values.
+Both forms take -listen, -ask and -loglevel; on the command line they override the file's values.
 `;
+
+const nonEmpty = (what: string) => (value: string) => (value === '' ? what : null);
+
+/** Why `value` is not host:port, or null. */
+function listenProblem(value: string): string | null {
+  const m = /^(.+):(\d{1,5})$/.exec(value);
+  return m && Number(m[2]) <= 65535 ? null : `host:port, e.g. ${DEFAULT_LISTEN}`;
+}
+
+const endpoint = (arg: string, description: string, sensitive = false) =>
+  text({ category: 'connection', arg, description, default: null, check: nonEmpty(`a non-empty ${arg}`), sensitive });
+
+export const DASHBOARD_OPTIONS = {
+  ...INFO_OPTIONS,
+  conf: text({
+    category: 'general',
+    arg: '<file.json>',
+    description: 'Read the settings from this JSON file (docs/dashboard.md); the node, pool and bridge options then go in it.',
+    default: null,
+    check: nonEmpty('a file name'),
+  }),
+  listen: text({
+    category: 'general',
+    arg: '<host:port>',
+    description: 'Address the dashboard serves on.',
+    default: DEFAULT_LISTEN,
+    check: listenProblem,
+  }),
+  ask: flag({ category: 'general', description: "The ask form, which spends the first node's wallet coins (-noask or -ask=0: off).", default: true }),
+  loglevel: choice({
+    category: 'general',
+    arg: '<level>',
+    description: 'Least severe log level written (JSON lines on stdout).',
+    values: LOG_LEVELS,
+    default: 'info',
+  }),
+  rpcurl: endpoint('<url>', "The node's JSON-RPC URL."),
+  rpcuser: endpoint('<user>', "The node's RPC user (with -rpcpassword)."),
+  rpcpassword: endpoint('<pw>', "The node's RPC password.", true),
+  rpccookiefile: endpoint('<file>', "The node's cookie file (instead of -rpcuser and -rpcpassword)."),
+  resturl: endpoint('<url>', "Base URL of the node's REST paths (default: -rpcurl)."),
+  wsurl: endpoint('<url>', "The node's -wsport WebSocket, ws:// or wss:// (default: none; the pages poll)."),
+  poolurl: endpoint('<url>', "cs-pool's HTTP API (default: none, no pool page)."),
+  bridgeurl: endpoint('<url>', "cs-bridge's HTTP API (default: none, no OPoI page)."),
+  bridgekey: endpoint('<key>', "cs-bridge's requester API key, for the ask form.", true),
+};
+
+export type DashboardFlags = CommandLine<typeof DASHBOARD_OPTIONS>;
+
+/** The node, pool and bridge options, which belong in the conf file when there is one. */
+const CONNECTION_FLAGS = ['rpcurl', 'rpcuser', 'rpcpassword', 'rpccookiefile', 'resturl', 'wsurl', 'poolurl', 'bridgeurl', 'bridgekey'] as const;
 
 function httpUrl(value: unknown, what: string, schemes = ['http:', 'https:']): string {
   if (typeof value !== 'string' || value === '') throw new ConfigError(`${what} must be a URL string`);
@@ -64,10 +120,9 @@ function optionalString(value: unknown, what: string): string | undefined {
 }
 
 export function parseListen(value: string): { host: string; port: number } {
-  const m = /^(.+):(\d{1,5})$/.exec(value);
-  const port = m ? Number(m[2]) : Number.NaN;
-  if (!m || port > 65535) throw new ConfigError(`listen must be host:port (e.g. ${DEFAULT_LISTEN}): ${value}`);
-  return { host: m[1].replace(/^\[(.*)\]$/, '$1'), port };
+  if (listenProblem(value)) throw new ConfigError(`listen must be host:port (e.g. ${DEFAULT_LISTEN}): ${value}`);
+  const m = /^(.+):(\d{1,5})$/.exec(value)!;
+  return { host: m[1].replace(/^\[(.*)\]$/, '$1'), port: Number(m[2]) };
 }
 
 function nodeFrom(raw: Record<string, unknown>, i: number): NodeEndpoint {
@@ -90,7 +145,7 @@ function nodeFrom(raw: Record<string, unknown>, i: number): NodeEndpoint {
 }
 
 /** The settings from the conf file's JSON (already parsed) with command-line overrides. */
-export function configFromFile(json: unknown, flags: Record<string, string> = {}): DashboardConfig {
+export function configFromFile(json: unknown, flags: DashboardFlags = readFlags([])): DashboardConfig {
   if (typeof json !== 'object' || json === null || Array.isArray(json)) throw new ConfigError('the conf file must hold one JSON object');
   const raw = json as Record<string, unknown>;
   if (!Array.isArray(raw.nodes) || raw.nodes.length === 0) throw new ConfigError('the conf file needs "nodes": a list of at least one node');
@@ -119,17 +174,18 @@ export function configFromFile(json: unknown, flags: Record<string, string> = {}
 }
 
 /** The settings from flags alone: one node. */
-export function configFromFlags(flags: Record<string, string>): DashboardConfig {
-  if (!flags.rpcurl) throw new ConfigError('give -conf=<file> or at least -rpcurl=<url> (cs-dashboard -help)');
+export function configFromFlags(flags: DashboardFlags): DashboardConfig {
+  const v = flags.values;
+  if (v.rpcurl === null) throw new ConfigError('give -conf=<file> or at least -rpcurl=<url> (cs-dashboard -help)');
   const node = nodeFrom(
     {
       name: 'node1',
-      rpcUrl: flags.rpcurl,
-      rpcUser: flags.rpcuser,
-      rpcPassword: flags.rpcpassword,
-      rpcCookieFile: flags.rpccookiefile,
-      restUrl: flags.resturl,
-      wsUrl: flags.wsurl,
+      rpcUrl: v.rpcurl,
+      rpcUser: v.rpcuser,
+      rpcPassword: v.rpcpassword,
+      rpcCookieFile: v.rpccookiefile,
+      restUrl: v.resturl,
+      wsUrl: v.wsurl,
     },
     0,
   );
@@ -137,9 +193,9 @@ export function configFromFlags(flags: Record<string, string>): DashboardConfig 
     {
       listen: DEFAULT_LISTEN,
       nodes: [node],
-      poolUrl: optionalUrl(flags.poolurl, '-poolurl'),
-      bridgeUrl: optionalUrl(flags.bridgeurl, '-bridgeurl'),
-      bridgeKey: flags.bridgekey ?? null,
+      poolUrl: optionalUrl(v.poolurl, '-poolurl'),
+      bridgeUrl: optionalUrl(v.bridgeurl, '-bridgeurl'),
+      bridgeKey: v.bridgekey,
       ask: true,
       logLevel: 'info',
     },
@@ -157,68 +213,42 @@ interface Draft {
   logLevel: string;
 }
 
-function finish(d: Draft, flags: Record<string, string>): DashboardConfig {
-  const { host, port } = parseListen(flags.listen ?? d.listen);
-  const logLevel = flags.loglevel ?? d.logLevel;
-  if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError(`loglevel must be one of ${LOG_LEVELS.join(', ')}: ${logLevel}`);
-  if (flags.ask !== undefined && flags.ask !== '0' && flags.ask !== '1') throw new ConfigError(`-ask must be 0 or 1: ${flags.ask}`);
-  const ask = flags.ask === undefined ? d.ask : flags.ask === '1';
+function finish(d: Draft, flags: DashboardFlags): DashboardConfig {
+  const { host, port } = parseListen(flags.isSet('listen') ? flags.values.listen : d.listen);
+  const logLevel = flags.isSet('loglevel') ? flags.values.loglevel : d.logLevel;
+  if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) throw new ConfigError(`loglevel must be one of ${LOG_LEVELS.join(', ')}: ${logLevel}`);
+  const ask = flags.isSet('ask') ? flags.values.ask : d.ask;
   if (d.bridgeKey !== null && d.bridgeUrl === null) throw new ConfigError('a bridge API key needs the bridge API URL');
   return { host, port, nodes: d.nodes, poolUrl: d.poolUrl, bridgeUrl: d.bridgeUrl, bridgeKey: d.bridgeKey, ask, logLevel };
 }
 
-const FLAG_NAMES = [
-  'conf',
-  'listen',
-  'loglevel',
-  'ask',
-  'rpcurl',
-  'rpcuser',
-  'rpcpassword',
-  'rpccookiefile',
-  'resturl',
-  'wsurl',
-  'poolurl',
-  'bridgeurl',
-  'bridgekey',
-];
-
-/** `-name=value` flags (one or two leading dashes, as csd's); `-help` gives `{help: ''}`. */
-export function parseFlags(argv: readonly string[]): Record<string, string> {
-  const flags: Record<string, string> = {};
-  for (const arg of argv) {
-    const m = /^--?([a-z]+)(?:=(.*))?$/s.exec(arg);
-    if (!m) throw new ConfigError(`unexpected argument ${JSON.stringify(arg)} (cs-dashboard -help)`);
-    const [, name, value] = m;
-    if (name === 'help' || name === 'h') return { help: '' };
-    if (!FLAG_NAMES.includes(name)) throw new ConfigError(`unknown option -${name} (cs-dashboard -help)`);
-    if (value === undefined) throw new ConfigError(`-${name} needs a value: -${name}=<value>`);
-    flags[name] = value;
-  }
+/** The command line, in csd's spelling and with its messages; -help and -version are the program's to answer first. */
+export function readFlags(argv: readonly string[]): DashboardFlags {
+  const flags = readCommandLine(DASHBOARD_OPTIONS, argv);
+  if (flags.positional.length > 0)
+    throw new ConfigError(`unexpected argument '${flags.positional[0]}' (options are -name=value; cs-dashboard -help)`);
   return flags;
 }
 
-export function loadConfig(argv: readonly string[]): DashboardConfig | 'help' {
-  const flags = parseFlags(argv);
-  if ('help' in flags) return 'help';
-  if (flags.conf === undefined) return configFromFlags(flags);
-  const connection = ['rpcurl', 'rpcuser', 'rpcpassword', 'rpccookiefile', 'resturl', 'wsurl', 'poolurl', 'bridgeurl', 'bridgekey'].filter(
-    (f) => f in flags,
-  );
+export function loadConfig(argv: readonly string[]): DashboardConfig {
+  const flags = readFlags(argv);
+  const conf = flags.values.conf;
+  if (conf === null) return configFromFlags(flags);
+  const connection = CONNECTION_FLAGS.filter((f) => flags.isSet(f));
   if (connection.length > 0) throw new ConfigError(`-${connection[0]} goes in the conf file when -conf is given`);
-  let text: string;
+  let raw: string;
   try {
-    text = readFileSync(flags.conf, 'utf8');
+    raw = readFileSync(conf, 'utf8');
   } catch (e) {
-    throw new ConfigError(`cannot read the conf file ${flags.conf}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    throw new ConfigError(`cannot read the conf file ${conf}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
   }
   let json: unknown;
   try {
-    json = JSON.parse(text);
+    json = JSON.parse(raw);
   } catch (e) {
     // The parser's message may quote the file's text, which holds secrets: say only where.
     const at = /position (\d+)/.exec((e as Error).message)?.[1];
-    throw new ConfigError(`the conf file ${flags.conf} is not valid JSON${at ? ` (at character ${at})` : ''}`);
+    throw new ConfigError(`the conf file ${conf} is not valid JSON${at ? ` (at character ${at})` : ''}`);
   }
   return configFromFile(json, flags);
 }

@@ -1,23 +1,29 @@
 /**
  * cs-dashboard: `cs-dashboard -conf=<file.json>` or `cs-dashboard -rpcurl=... [-poolurl=...]
- * [-bridgeurl=... -bridgekey=...]` (docs/dashboard.md). Configuration errors print one line and
- * exit 1; SIGINT/SIGTERM close the server and the node feeds and exit 0.
+ * [-bridgeurl=... -bridgekey=...]` (docs/dashboard.md). -help and -version are answered from the
+ * command line alone; configuration errors print one line and exit 1; SIGINT/SIGTERM close the
+ * server and the node feeds and exit 0.
  */
+import { ConfigError, formatOptionsHelp, infoRequest, packageVersion } from '@cs/runtime/config';
 import { pino } from 'pino';
 import { AskService } from '../ask/ask-service.ts';
-import { ConfigError, HELP, loadConfig, publicView } from '../config/config.ts';
+import { DASHBOARD_OPTIONS, USAGE, loadConfig, publicView } from '../config/config.ts';
 import { DashboardServer } from '../http/server.ts';
 import { LiveHub } from '../live/live-hub.ts';
 import { PoolHistory } from '../upstream/pool-history.ts';
 import { Upstreams } from '../upstream/upstreams.ts';
 import { bundleFrontEnd } from '../web/bundle.ts';
 
+const VERSION_LINE = `cs dashboard version v${packageVersion(new URL('../../package.json', import.meta.url))}\n`;
+
 async function main(): Promise<void> {
-  const config = loadConfig(process.argv.slice(2));
-  if (config === 'help') {
-    process.stdout.write(HELP);
+  const argv = process.argv.slice(2);
+  const info = infoRequest(DASHBOARD_OPTIONS, argv);
+  if (info !== null) {
+    process.stdout.write(info === 'version' ? VERSION_LINE : `${VERSION_LINE}\n${USAGE}\n${formatOptionsHelp(DASHBOARD_OPTIONS)}`);
     return;
   }
+  const config = loadConfig(argv);
   const log = pino({ level: config.logLevel, base: { pid: process.pid } });
   const assets = await bundleFrontEnd();
   const upstreams = new Upstreams(config);
