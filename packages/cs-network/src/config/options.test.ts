@@ -1,14 +1,14 @@
 import assert from 'node:assert/strict';
 import { resolve } from 'node:path';
 import { test } from 'node:test';
-import { readInvocation } from './options.ts';
+import { type Invocation, readInvocation } from './options.ts';
 
 test('a command with options before or after it; the data directory made absolute', () => {
-  const a = readInvocation(['up', '-datadir=net', '-baseport=27400', '-model-path=/m/x.gguf']);
+  const a = readInvocation(['up', '-datadir=net', '-baseport=27400', '-model-path=/m/x.gguf']) as Invocation;
   assert.deepEqual([a.command, a.datadir, a.values.baseport, a.values['model-path']], ['up', resolve('net'), 27400, '/m/x.gguf']);
-  const b = readInvocation(['-purge', 'down']);
+  const b = readInvocation(['-purge', 'down']) as Invocation;
   assert.deepEqual([b.command, b.datadir, b.values.purge, b.values.baseport], ['down', resolve('./network'), true, null]);
-  assert.equal(readInvocation(['-help']).values.help, true, '-help alone needs no command');
+  assert.deepEqual(readInvocation(['-help']), { info: 'help', command: null }, '-help alone needs no command');
 });
 
 test('mistakes are refused with what is wrong', () => {
@@ -17,10 +17,25 @@ test('mistakes are refused with what is wrong', () => {
     [['start'], /unknown command 'start'/],
     [['up', 'down'], /one command at a time/],
     [['up', '-purge'], /-purge goes with down/],
+    [['down', '-baseport=27400'], /-baseport goes with up/],
+    [['status', '-model-path=/m/x.gguf'], /-model-path goes with up/],
+    [['start', '-help'], /unknown command 'start'/],
     [['up', '-bogus'], /Invalid parameter -bogus/],
     [['up', '-baseport=80'], /-baseport/],
     [['up', '-baseport=65500'], /-baseport/],
   ] as const) {
     assert.throws(() => readInvocation(argv), message, argv.join(' '));
+  }
+});
+
+test('-help and -version of the program and of each command, whatever else the command would refuse', () => {
+  for (const [argv, expected] of [
+    [['-version'], { info: 'version', command: null }],
+    [['-h'], { info: 'help', command: null }],
+    [['up', '-help'], { info: 'help', command: 'up' }],
+    [['-help', 'down', '-baseport=27400'], { info: 'help', command: 'down' }],
+    [['status', '--version', '-help'], { info: 'version', command: 'status' }],
+  ] as const) {
+    assert.deepEqual(readInvocation(argv), expected, argv.join(' '));
   }
 });

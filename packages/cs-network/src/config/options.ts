@@ -3,7 +3,7 @@
  * parsing, error messages and -help read as the other programs'. docs/cs-network.md lists them.
  */
 import { resolve as resolvePath } from 'node:path';
-import { splitArgv, ConfigError, resolveCommandLine, flag, integer, text, type ValuesOf, HELP_OPTION } from '@cs/runtime/config';
+import { ConfigError, flag, INFO_OPTIONS, integer, type OptionTable, readCommandLine, text, type ValuesOf } from '@cs/runtime/config';
 
 export const COMMANDS = ['up', 'down', 'status'] as const;
 export type Command = (typeof COMMANDS)[number];
@@ -12,7 +12,7 @@ export type Command = (typeof COMMANDS)[number];
 export const DEFAULT_BASE_PORT = 17400;
 
 export const NETWORK_OPTIONS = {
-  help: HELP_OPTION,
+  ...INFO_OPTIONS,
   datadir: text({
     category: 'general',
     arg: '<dir>',
@@ -37,6 +37,20 @@ export const NETWORK_OPTIONS = {
 };
 
 export type NetworkValues = ValuesOf<typeof NETWORK_OPTIONS>;
+type CommandOption = Exclude<keyof typeof NETWORK_OPTIONS, 'help' | 'version' | 'datadir'>;
+
+/** What each command takes besides -help, -version and -datadir. */
+const COMMAND_OPTIONS: Readonly<Record<Command, readonly CommandOption[]>> = {
+  up: ['baseport', 'model-path'],
+  down: ['purge'],
+  status: [],
+};
+
+/** The options one command takes, for its -help. */
+export function commandOptions(command: Command): OptionTable {
+  const names = ['help', 'version', 'datadir', ...COMMAND_OPTIONS[command]] as const;
+  return Object.fromEntries(names.map((name) => [name, NETWORK_OPTIONS[name]]));
+}
 
 export interface Invocation {
   readonly command: Command;
@@ -45,17 +59,34 @@ export interface Invocation {
   readonly datadir: string;
 }
 
-/** `cs-network <command> [options]`, options before or after the command; a ConfigError names what is wrong. */
-export function readInvocation(argv: readonly string[]): Invocation {
-  const commands = argv.filter((a) => !a.startsWith('-'));
-  const split = splitArgv(argv.filter((a) => a.startsWith('-')));
-  const warnings: string[] = [];
+/** -help or -version, of the program (no command) or of a command. */
+export interface InfoRequest {
+  readonly info: 'help' | 'version';
+  readonly command: Command | null;
+}
+
+const isCommand = (word: string): word is Command => (COMMANDS as readonly string[]).includes(word);
+
+/**
+ * `cs-network <command> [options]`, options before or after the command; a ConfigError names what
+ * is wrong. -help and -version need no command.
+ */
+export function readInvocation(argv: readonly string[]): Invocation | InfoRequest {
+  const words = argv.filter((a) => !a.startsWith('-'));
   // Every network option is network-independent: the network is always regtest.
-  const typed = resolveCommandLine(NETWORK_OPTIONS, split.options, warnings) as NetworkValues;
-  if (commands.length > 1) throw new ConfigError(`one command at a time (got ${commands.join(', ')})`, 'command line');
-  const command = commands[0] ?? (typed.help ? 'up' : '');
-  if (!(COMMANDS as readonly string[]).includes(command))
-    throw new ConfigError(command === '' ? 'no command: up, down or status' : `unknown command '${command}' (up, down or status)`, 'command line');
-  if (typed.purge && command !== 'down') throw new ConfigError('-purge goes with down', 'command line');
-  return { command: command as Command, values: typed, datadir: resolvePath(typed.datadir) };
+  const cl = readCommandLine(
+    NETWORK_OPTIONS,
+    argv.filter((a) => a.startsWith('-')),
+  );
+  if (words.length > 1) throw new ConfigError(`one command at a time (got ${words.join(', ')})`, 'command line');
+  const word = words[0];
+  if (word !== undefined && !isCommand(word)) throw new ConfigError(`unknown command '${word}' (up, down or status)`, 'command line');
+  if (cl.values.version) return { info: 'version', command: word ?? null };
+  if (cl.values.help) return { info: 'help', command: word ?? null };
+  if (word === undefined) throw new ConfigError('no command: up, down or status', 'command line');
+  for (const [command, names] of Object.entries(COMMAND_OPTIONS)) {
+    const misplaced = command === word ? undefined : names.find((name) => cl.isSet(name));
+    if (misplaced) throw new ConfigError(`-${misplaced} goes with ${command}`, 'command line');
+  }
+  return { command: word, values: cl.values, datadir: resolvePath(cl.values.datadir) };
 }
