@@ -32,7 +32,7 @@ export interface MinerConfig {
   readonly models: readonly ModelEntry[];
 }
 
-/** Reads the options (a ConfigError names the first bad one); `help` short-circuits everything else. */
+/** Reads the options; a ConfigError names the first bad one. */
 export function readOptions(argv: readonly string[]): MinerValues {
   const split = splitArgv(argv);
   if (split.positional.length > 0) throw new ConfigError(`unexpected argument '${split.positional[0]}' (options are -name=value)`, 'command line');

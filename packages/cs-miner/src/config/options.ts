@@ -3,7 +3,7 @@
  * choice) so that parsing, error messages and -help read the same as csd's. Options are given on
  * the command line only (`-key=value`, `-key` alone for a switch); docs/miner.md lists them.
  */
-import { choice, flag, integer, list, text, HELP_OPTION } from '@cs/runtime/config';
+import { choice, flag, INFO_OPTIONS, integer, list, text } from '@cs/runtime/config';
 
 function checkPool(value: string): string | null {
   return /^(?:[a-z+]+:\/\/)?[^\s]+:\d{1,5}\/?$/.test(value) ? null : 'stratum+tcp://host:port or stratum+ssl://host:port';
@@ -21,7 +21,7 @@ function checkModel(value: string): string | null {
 }
 
 export const MINER_OPTIONS = {
-  help: HELP_OPTION,
+  ...INFO_OPTIONS,
   json: flag({ category: 'general', description: 'Log JSON lines (one object per event and status) instead of text, for machines.', default: false }),
   loglevel: choice({
     category: 'general',

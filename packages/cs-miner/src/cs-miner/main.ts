@@ -1,29 +1,34 @@
 /**
- * cs-miner: read the options, open the inference backends, mine until SIGINT/SIGTERM.
- * A configuration problem prints one line and exits 1.
+ * cs-miner: read the options, open the inference backends, mine until SIGINT/SIGTERM. -help and
+ * -version are answered from the command line alone; a configuration problem prints one line and
+ * exits 1.
  */
-import { formatOptionsHelp } from '@cs/runtime/config';
+import { formatOptionsHelp, infoRequest, packageVersion } from '@cs/runtime/config';
 import { buildConfig, readOptions, type MinerConfig } from '../config/config.ts';
 import { MINER_OPTIONS } from '../config/options.ts';
 import { Log } from '../miner/log.ts';
-import { Miner, USER_AGENT } from '../miner/miner.ts';
+import { Miner } from '../miner/miner.ts';
 import { openBackends } from '../opoi/models.ts';
 
-const USAGE = `${USER_AGENT}: reference miner (docs/miner.md)
+const VERSION_LINE = `cs miner version v${packageVersion(new URL('../../package.json', import.meta.url))}\n`;
 
+const USAGE = `
 Usage: cs-miner -pool=stratum+tcp://host:port -user=<wallet_address>.<worker_name> [options]
+
+The reference miner: Equihash on the CPU, OPoI inference (docs/miner.md).
 
 `;
 
 async function main(): Promise<void> {
   let config: MinerConfig;
   try {
-    const values = readOptions(process.argv.slice(2));
-    if (values.help) {
-      process.stdout.write(USAGE + formatOptionsHelp(MINER_OPTIONS));
+    const argv = process.argv.slice(2);
+    const info = infoRequest(MINER_OPTIONS, argv);
+    if (info !== null) {
+      process.stdout.write(info === 'version' ? VERSION_LINE : VERSION_LINE + USAGE + formatOptionsHelp(MINER_OPTIONS));
       return;
     }
-    config = buildConfig(values);
+    config = buildConfig(readOptions(argv));
   } catch (e) {
     process.stderr.write(`cs-miner: ${(e as Error).message}\n`);
     process.exitCode = 1;
