@@ -1,3 +1,3 @@
 #!/usr/bin/env node
-// Runs the compiled program (npm run build, or npm ci, writes dist/).
-import '../dist/cs-cli/main.js';
+// Runs the compiled program, bundled into one file (scripts/build.mjs) so that it starts fast.
+import '../dist/cs-cli/bundle.js';
