@@ -112,8 +112,8 @@ export type Invocation =
   | { readonly info: null; readonly command: 'ask'; readonly envFile: string; readonly ask: AskRequest };
 
 /**
- * `--env FILE`, the spelling before -env=FILE, in the service units written for it and in
- * cs-network's launch line: read as -env=FILE. No other option takes its value as a second word.
+ * `--env FILE`, the spelling before -env=FILE, in the service units written for it: read as
+ * -env=FILE. No other option takes its value as a second word.
  */
 function joinEnvWord(argv: readonly string[]): string[] {
   const out: string[] = [];

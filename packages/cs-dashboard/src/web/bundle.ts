@@ -12,7 +12,8 @@ export interface Asset {
   readonly body: Buffer;
 }
 
-const WEB = fileURLToPath(new URL('./ui/', import.meta.url));
+// The browser's sources, from src/ whether this runs from src/ or dist/: esbuild bundles them as they are.
+const WEB = fileURLToPath(new URL('../../src/web/ui/', import.meta.url));
 
 /** `/` → index.html, `/app.js`, `/app.css` (the pages' styles and uPlot's). */
 export async function bundleFrontEnd(): Promise<Map<string, Asset>> {

@@ -199,7 +199,7 @@ export const PROGRAMS: readonly Program[] = [
       await writeBridgeEnv(net);
       await fundBridgeStake(net, progress);
     },
-    args: (net) => ['--env', net.bridgeEnvFile],
+    args: (net) => [`-env=${net.bridgeEnvFile}`],
     // The bridge lets its variables in the environment override the file; the file is the network's.
     env: () => Object.fromEntries(Object.entries(process.env).filter(([k]) => !VARIABLES.some((v) => v.name === k))),
     ready: async (net) => (await bridgeHealth(net)) !== null,
