@@ -53,7 +53,7 @@ export interface ChainOptions {
  */
 export class Chain {
   readonly events: ChainEvents;
-  /** The OPoI state of the active chain, written with each block (opoi/store.ts). */
+  /** The OPoI state of the active chain, written with each block (chain/opoi-store.ts). */
   readonly opoi: OpoiStore;
   private readonly active = new ActiveChain();
   private readonly tree = new BlockTree(this.active);

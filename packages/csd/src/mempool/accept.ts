@@ -43,7 +43,7 @@ export interface AcceptContext {
   readonly mempoolMinFee: () => FeeRate;
   /** The prioritisetransaction delta of a txid (0 when none). */
   readonly feeDelta: (txid: string) => bigint;
-  /** OPoI rules for the next block and clashes with unconfirmed OPoI actions (opoi/mempool-rules.ts). */
+  /** OPoI rules for the next block and clashes with unconfirmed OPoI actions (mempool/opoi-rules.ts). */
   readonly opoi: {
     check(tx: Transaction, spent: readonly TxOut[], replacing: ReadonlySet<string>): AcceptFailure | null;
   };

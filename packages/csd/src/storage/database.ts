@@ -22,7 +22,7 @@ export interface Tables {
   readonly addrundo: Table;
   /** The wallet's records, keyed by a one-byte record type (wallet/records.ts). Never derived from blocks. */
   readonly wallet: Table;
-  /** OPoI request id (16 bytes) → request record (opoi/store.ts). */
+  /** OPoI request id (16 bytes) → request record (chain/opoi-store.ts). */
   readonly opoirequest: Table;
   /** request id ‖ miner actor (21 bytes) → commit record with its reveal. */
   readonly opoicommit: Table;
