@@ -3,5 +3,7 @@
 // llama.ts reports the missing engine at run time. With the package installed, tsconfig.json's
 // paths resolve its real declarations first, so the embedded engine is checked against them.
 export type Token = number;
+// biome-ignore lint/suspicious/noExplicitAny: without the package there is no API to name; the full install checks llama.ts against the real one
 export declare const getLlama: any;
+// biome-ignore lint/suspicious/noExplicitAny: as above
 export declare const LlamaLogLevel: any;
