@@ -1,7 +1,8 @@
 // The packages as a user gets them: `npm pack` of each, installed into empty folders with npm, then
 // run from there: csd and cs-cli from their bins, the packed @cs/client from a plain JavaScript
-// project and from a TypeScript project with tsc's default tsconfig, and cs-miner installed alone,
-// which must bring neither lmdb, zeromq nor pg. Dependencies come from npm's cache (`npm ci` filled
+// project and from a TypeScript project with tsc's default tsconfig; cs-miner installed alone,
+// which must bring neither lmdb, zeromq nor pg, and cs-bridge, which needs lmdb but neither zeromq
+// nor pg. Dependencies come from npm's cache (`npm ci` filled
 // it), the registry only for what is missing there.
 import assert from 'node:assert/strict';
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
@@ -34,7 +35,7 @@ function project(name: string, packages: readonly string[], extra: readonly stri
 }
 
 before(() => {
-  const workspaces = ['@cs/consensus', '@cs/runtime', '@cs/client', '@cs/stratum', '@cs/csd', '@cs/miner'];
+  const workspaces = ['@cs/consensus', '@cs/runtime', '@cs/client', '@cs/stratum', '@cs/csd', '@cs/miner', '@cs/bridge'];
   const packed = JSON.parse(npm(['pack', '--json', `--pack-destination=${work}`, ...workspaces.flatMap((w) => ['-w', w])], root)) as {
     name: string;
     filename: string;
@@ -127,4 +128,10 @@ test('packed cs-miner installs alone without lmdb, zeromq or pg, and answers -he
   for (const heavy of ['lmdb', 'zeromq', 'pg', '@cs/csd'])
     assert.ok(!existsSync(join(miner, 'node_modules', heavy)), `cs-miner does not install ${heavy}`);
   assert.match(execFileSync(join(miner, 'node_modules', '.bin', 'cs-miner'), ['-help'], { encoding: 'utf8' }), /-pool=stratum\+tcp/);
+});
+
+test('packed cs-bridge installs without zeromq, pg or the node, and answers -help', () => {
+  const bridge = project('bridge-app', ['@cs/consensus', '@cs/runtime', '@cs/client', '@cs/stratum', '@cs/bridge']);
+  for (const heavy of ['zeromq', 'pg', '@cs/csd']) assert.ok(!existsSync(join(bridge, 'node_modules', heavy)), `cs-bridge does not install ${heavy}`);
+  assert.match(execFileSync(join(bridge, 'node_modules', '.bin', 'cs-bridge'), ['-help'], { encoding: 'utf8' }), /-env=/);
 });
