@@ -562,6 +562,7 @@ export interface RpcMethods {
       readonly request_id: string;
       readonly status: string;
       readonly requester: string;
+      readonly executor: string | null;
       readonly model: string;
       readonly prompt_hash: string;
       readonly max_tokens: number;
@@ -906,6 +907,7 @@ export interface RpcMethods {
       readonly request_id: string;
       readonly status: string;
       readonly requester: string;
+      readonly executor: string | null;
       readonly model: string;
       readonly prompt_hash: string;
       readonly max_tokens: number;
@@ -1232,8 +1234,8 @@ export interface RpcMethods {
   };
   /** Broadcasts an OPoI REQUEST paid by the requester address's own coins: an escrow of payment + max_tokens × */
   readonly submitopoirequest: {
-    readonly params: readonly [request_id: string, model: string, prompt_hash: string, max_tokens: number, payment: number | string, requester_address: string, fee_per_token?: number | string | null, task_type?: string | null, prompt_token_count?: number | null, task_class?: string | null];
-    readonly named: { readonly request_id: string; readonly model: string; readonly prompt_hash: string; readonly max_tokens: number; readonly payment: number | string; readonly requester_address: string; readonly fee_per_token?: number | string | null; readonly task_type?: string | null; readonly prompt_token_count?: number | null; readonly task_class?: string | null };
+    readonly params: readonly [request_id: string, model: string, prompt_hash: string, max_tokens: number, payment: number | string, requester_address: string, fee_per_token?: number | string | null, task_type?: string | null, prompt_token_count?: number | null, task_class?: string | null, executor_address?: string | null];
+    readonly named: { readonly request_id: string; readonly model: string; readonly prompt_hash: string; readonly max_tokens: number; readonly payment: number | string; readonly requester_address: string; readonly fee_per_token?: number | string | null; readonly task_type?: string | null; readonly prompt_token_count?: number | null; readonly task_class?: string | null; readonly executor_address?: string | null };
     readonly result: {
       readonly txid: string;
       readonly request_id: string;

@@ -60,6 +60,7 @@ export class Bridge {
     const relay = await Relay.listen(config.listen, config.upstream, engine, log);
     const api = await BridgeApi.listen(config.apiListen, {
       engine,
+      opoiAddress: config.opoiAddress,
       apiKey: config.apiKey,
       maxPromptBytes: config.maxPromptBytes,
       promptRateLimit: config.promptRateLimit,

@@ -206,6 +206,7 @@ export { eventually };
 /** getopoirequest's fields the tests read. */
 export interface ChainRequest {
   status: string;
+  executor: string | null;
   commits: { miner: string; revealed: boolean }[];
   commit_window_closed: boolean;
   winner: string | null;

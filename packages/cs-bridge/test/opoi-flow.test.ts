@@ -75,8 +75,9 @@ test('the bridge stakes the configured coin; /healthz is 503 until the stake is 
   const stake = await chain.node.call<{ status: string; collateral_txid: string }>('getopoistake', opoiAddress);
   assert.equal(stake.status, 'ACTIVE');
   await eventually(async () => ((await bridge.api('/healthz')).status === 200 ? true : undefined), '/healthz 200');
-  const h = await bridge.api<{ stake: string; node_height: number }>('/healthz');
+  const h = await bridge.api<{ stake: string; node_height: number; opoi_address: string }>('/healthz');
   assert.equal(h.body.stake, 'active');
+  assert.equal(h.body.opoi_address, opoiAddress, 'the address requesters name as executor');
 });
 
 /** A request answered by a fresh miner (worker `worker`) whose COMMIT the bridge has sent: its id. */
@@ -332,6 +333,7 @@ test('cs-bridge ask: the whole flow in one command, the answer printed with the 
   // ask retries the prompt's 404 until the REQUEST confirms.
   await eventually(async () => (run.output.includes('Waiting for the REQUEST') ? true : undefined), 'ask to wait');
   await chain.mine(1);
+  assert.equal((await chain.node.call<ChainRequest>('getopoirequest', id)).executor, opoiAddress, 'ask names the bridge as executor');
   const a = await miner.nextAssignment();
   assert.deepEqual([a.requestId, Buffer.from(a.prompt).toString()], [id, 'Say hello']);
   assert.equal((await miner.answer(id, 'hello', 1)).error, null);

@@ -389,3 +389,69 @@ test('a COMMIT the chain passed by holds its coin until abandoned, and the error
     await a.cleanup();
   }
 });
+
+test('a request naming an executor shows it, takes no COMMIT from another staker, and keeps it across restart, kill -9 and -reindex', async () => {
+  const a = new Daemon({ args: ARGS });
+  try {
+    await a.start();
+    const payTo = await a.call<string>('getnewaddress');
+    await a.call('generatetoaddress', 110, payTo);
+    const [executor, other, idle] = [
+      await a.call<string>('getnewaddress'),
+      await a.call<string>('getnewaddress'),
+      await a.call<string>('getnewaddress'),
+    ];
+    for (const staker of [executor, other]) await a.call('sendtoaddress', staker, 5);
+    await a.call('generatetoaddress', 1, payTo);
+    for (const staker of [executor, other]) {
+      const [coin] = await a.call<Json[]>('listunspent', 1, 9999999, [staker]);
+      await a.call('stakeopoi', staker, coin.txid, coin.vout);
+    }
+    await a.call('generatetoaddress', 1, payTo);
+
+    const ask = (id: string, ...executorArg: string[]) =>
+      a.call<Json>('submitopoirequest', id, 'tiny', sha256(id), 10, 0.005, payTo, 0, 'OPEN', 0, '', ...executorArg);
+    await rpcError(ask(randomUUID(), 'nonsense'), -5, /Invalid cs address/);
+    await rpcError(ask(randomUUID(), idle), -8, /executor_address has no ACTIVE stake \(not staked\)/);
+    const bound = randomUUID();
+    const free = randomUUID();
+    await ask(bound, executor);
+    await ask(free);
+    await a.call('generatetoaddress', 1, payTo);
+    assert.equal((await a.call<Json>('getopoirequest', bound)).executor, executor);
+    assert.equal((await a.call<Json>('getopoirequest', free)).executor, null);
+    const listed = await a.call<Json[]>('listopoirequests', 'PENDING');
+    assert.deepEqual(Object.fromEntries(listed.map((r) => [r.request_id, r.executor])), { [bound]: executor, [free]: null });
+
+    // The mempool refuses another staker's COMMIT to the bound request with the consensus reason;
+    // the executor's goes in, and the unbound request takes both as before.
+    await rpcError(a.call('submitopoiresponsecommit', bound, sha256('x'), other, null, 1), -26, /bad-opoi-not-executor/);
+    await a.call('submitopoiresponsecommit', bound, sha256('y'), executor, null, 1);
+    for (const staker of [executor, other]) await a.call('submitopoiresponsecommit', free, sha256(staker), staker, null, 1);
+    await a.call('generatetoaddress', 1, payTo);
+    const commitsOf = async (id: string) => ((await a.call<Json>('getopoirequest', id)).commits as Json[]).map((c) => c.miner).sort();
+    assert.deepEqual(await commitsOf(bound), [executor]);
+    assert.deepEqual(await commitsOf(free), [executor, other].sort());
+
+    const digest = (await a.call<Json>('getopoistats')).state_digest;
+    const tip = await a.call<number>('getblockcount');
+    const check = async (when: string) => {
+      assert.equal((await a.call<Json>('getopoistats')).state_digest, digest, when);
+      assert.equal((await a.call<Json>('getopoirequest', bound)).executor, executor, when);
+    };
+    await a.call('stop');
+    await a.exited();
+    await a.start();
+    await check('after a restart');
+    await a.kill('SIGKILL');
+    await a.start();
+    await check('after kill -9');
+    await a.call('stop');
+    await a.exited();
+    await a.start(['-reindex']);
+    for (let i = 0; i < 200 && (await a.call<number>('getblockcount').catch(() => -1)) < tip; i++) await new Promise((res) => setTimeout(res, 100));
+    await check('after -reindex');
+  } finally {
+    await a.cleanup();
+  }
+});

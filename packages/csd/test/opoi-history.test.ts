@@ -264,6 +264,7 @@ function modelPayload(m: Model, g: GenTx, q: OpoiPayload, h: number): string | n
         txid: g.tx.txidHex,
         height: h,
         requester: actorKey(q.requester),
+        executor: q.executor ? actorKey(q.executor) : null,
         model: q.model,
         promptHash: toHex(q.promptHash),
         maxTokens: q.maxTokens,
@@ -296,6 +297,7 @@ function modelPayload(m: Model, g: GenTx, q: OpoiPayload, h: number): string | n
       const stake = m.stakes.get(miner);
       const active = stake !== undefined && status(stake, h) === 'ACTIVE';
       if (q.kind === OpoiKind.COMMIT) {
+        if (r.executor !== null && miner !== r.executor) return 'bad-opoi-not-executor';
         if (!inCommitWindow(r, h)) return 'bad-opoi-commit-window';
         if (!active) return 'bad-opoi-stake-inactive';
         if (c) return 'bad-opoi-commit-duplicate';
@@ -392,7 +394,10 @@ function stateAfter(b: GenBlock): Model {
   if (b.state) return b.state;
   const m = copy(stateAfter(b.parent!));
   assert.equal(b.coinbaseFault, false);
-  for (const g of b.txs) assert.equal(modelTx(m, g, b.height), null, 'a block expected valid replays in the model');
+  for (const g of b.txs) {
+    if (g.payload?.kind === OpoiKind.COMMIT && m.requests.get(toHex(g.payload.requestId))?.executor) count('executor commit');
+    assert.equal(modelTx(m, g, b.height), null, 'a block expected valid replays in the model');
+  }
   modelResolve(m, b.height, b.hashBytes);
   for (const [miner, was] of b.parent!.state!.stakes) if (m.stakes.get(miner)?.txid !== was.txid) count('collateral released');
   b.state = m;
@@ -461,6 +466,8 @@ interface RequestShape {
   feePerToken?: bigint;
   escrowDelta?: bigint;
   escrowId?: Uint8Array;
+  /** The staker the request binds (null: none); a random miner one time in three when not given. */
+  executor?: Party | null;
 }
 
 function request(w: Model, requester: Party, shape: RequestShape = {}): GenTx | null {
@@ -471,6 +478,7 @@ function request(w: Model, requester: Party, shape: RequestShape = {}): GenTx | 
   const payment = shape.payment ? shape.payment(floor) : floor + 1n + (rng.chance(0.2) ? 0n : BigInt(rng.int(0, 3_000_000)));
   const maxTokens = shape.maxTokens ?? (rng.chance(0.2) ? 1 : rng.int(1, 1000));
   const feePerToken = shape.feePerToken ?? (rng.chance(0.2) ? 0n : BigInt(rng.int(1, 1000)));
+  const executor = shape.executor !== undefined ? shape.executor : rng.chance(1 / 3) ? rng.pick(MINERS) : null;
   const payload: OpoiPayload = {
     kind: OpoiKind.REQUEST,
     requestId,
@@ -483,6 +491,7 @@ function request(w: Model, requester: Party, shape: RequestShape = {}): GenTx | 
     taskType: shape.taskType ?? TASK_OPEN,
     model: shape.model ?? rng.pick(['tiny', 'llama3.2:1b', 'org/model-7b.Q4']),
     taskClass: rng.pick(['', 'chat', 'code']),
+    ...(executor ? { executor: executor.actor } : {}),
   };
   const value = escrowAmount(payment, feePerToken, maxTokens) + (shape.escrowDelta ?? 0n);
   return act(w, requester, payload, [{ value, scriptPubKey: escrowScript(shape.escrowId ?? requestId) }]);
@@ -551,6 +560,8 @@ const commitsOf = (w: Model, f: (c: CommitRecord, r: RequestRecord) => boolean) 
     .map((c) => ({ c, r: w.requests.get(c.requestId)!, miner: partyById(c.miner) }));
 const minersWith = (w: Model, _h: number, f: (s: StakeRecord | undefined) => boolean) => MINERS.filter((m) => f(w.stakes.get(m.id)));
 const isActive = (h: number) => (s: StakeRecord | undefined) => s !== undefined && status(s, h) === 'ACTIVE';
+/** Whether the request takes a COMMIT from this miner at all (it names no executor, or this one). */
+const mayCommit = (r: RequestRecord, m: Party) => r.executor === null || r.executor === m.id;
 const unpaid = (w: Model) => requestsOf(w, (r) => r.status !== 'PENDING' && r.payoutTxid === null);
 
 type Proposer = (w: Model, h: number) => GenTx | GenTx[] | null;
@@ -578,7 +589,7 @@ function proposers(): Proposer[] {
       if (!r) return null;
       // Mostly active miners that have not committed; sometimes anyone (the model drops the refused).
       const fresh = rng.chance(0.85);
-      const m = rng.pickOr(fresh ? minersWith(w, h, isActive(h)).filter((m) => !w.commits.has(r.id + m.id)) : MINERS);
+      const m = rng.pickOr(fresh ? minersWith(w, h, isActive(h)).filter((m) => mayCommit(r, m) && !w.commits.has(r.id + m.id)) : MINERS);
       return m && commit(w, m, r);
     });
   }
@@ -624,11 +635,14 @@ const BREAKERS: Breaker[] = [
       const m = rng.pickOr(minersWith(w, h, isActive(h)));
       if (!m) return null;
       const late = rng.pickOr(
-        requestsOf(w, (r) => r.status === 'PENDING' && r.firstCommitHeight !== null && h > commitClose(r)! && !w.commits.has(r.id + m.id)),
+        requestsOf(
+          w,
+          (r) => r.status === 'PENDING' && r.firstCommitHeight !== null && h > commitClose(r)! && mayCommit(r, m) && !w.commits.has(r.id + m.id),
+        ),
       );
       if (late && rng.chance(0.6)) return commit(w, m, late);
       // A commit in the block of its own request.
-      const q = request(w, rng.pick(REQUESTERS));
+      const q = request(w, rng.pick(REQUESTERS), { executor: rng.chance(0.5) ? m : null });
       if (!q) return null;
       const next = copy(w);
       assert.equal(modelTx(next, q, h), null);
@@ -647,8 +661,24 @@ const BREAKERS: Breaker[] = [
     reason: 'bad-opoi-stake-inactive',
     make: (w, h) => {
       const r = rng.pickOr(requestsOf(w, (r) => r.status === 'PENDING' && inCommitWindow(r, h)));
-      const m = r && rng.pickOr(minersWith(w, h, (s) => !isActive(h)(s)).filter((m) => !w.commits.has(r.id + m.id)));
+      const m = r && rng.pickOr(minersWith(w, h, (s) => !isActive(h)(s)).filter((m) => mayCommit(r, m) && !w.commits.has(r.id + m.id)));
       return m && commit(w, m, r!);
+    },
+  },
+  {
+    // An ACTIVE staker committing to a request bound to another: confirmed earlier, or in this very block.
+    reason: 'bad-opoi-not-executor',
+    make: (w, h) => {
+      const m = rng.pickOr(minersWith(w, h, isActive(h)));
+      if (!m) return null;
+      const bound = rng.pickOr(requestsOf(w, (r) => r.status === 'PENDING' && inCommitWindow(r, h) && !mayCommit(r, m)));
+      if (bound && rng.chance(0.7)) return commit(w, m, bound);
+      const q = request(w, rng.pick(REQUESTERS), { executor: otherThan(m) });
+      if (!q) return null;
+      const next = copy(w);
+      assert.equal(modelTx(next, q, h), null);
+      const c = commit(next, m, next.requests.get(toHex((q.payload as RequestPayload).requestId))!);
+      return c && [q, c];
     },
   },
   {
@@ -1101,7 +1131,7 @@ async function run(h: Harness, atStep: (s: number) => void): Promise<void> {
   // operation made, every stake status and request outcome reached.
   const expected = [
     ...BREAKERS.map((b) => b.reason).filter((r) => r !== 'noise'),
-    ...['reorg', 'reorg-to-invalid', 'invalidateblock', 'reconsiderblock', 'restart', 'collateral released'],
+    ...['reorg', 'reorg-to-invalid', 'invalidateblock', 'reconsiderblock', 'restart', 'collateral released', 'executor commit'],
     ...['stake ACTIVE', 'stake SUSPENDED', 'stake UNSTAKING', 'stake UNSTAKED', 'request FULFILLED paid', 'request EXPIRED paid'],
   ];
   const missing = expected.filter((r) => !seen.has(r));

@@ -76,6 +76,20 @@ test('payloads round-trip for every kind and reject malformed bytes with DecodeE
       model: 'llama3.2:1b',
       taskClass: 'chat',
     },
+    {
+      kind: OpoiKind.REQUEST,
+      requestId: ID,
+      requester,
+      promptHash: new Uint8Array(32).fill(9),
+      maxTokens: 256,
+      payment: 150_000n,
+      feePerToken: 10n,
+      promptTokenCount: 3,
+      taskType: 0,
+      model: 'm'.repeat(64),
+      taskClass: 'c'.repeat(32),
+      executor: minerB,
+    },
     { kind: OpoiKind.COMMIT, requestId: ID, miner: minerA, commitment: new Uint8Array(32).fill(7) },
     {
       kind: OpoiKind.REVEAL,
@@ -93,10 +107,19 @@ test('payloads round-trip for every kind and reject malformed bytes with DecodeE
     const bytes = encodeOpoiPayload(p);
     assert.deepEqual(decodeOpoiPayload(bytes), p);
     assert.deepEqual(opoiPayloadBytes(opoiPayloadScript(p)), bytes);
-    // Every truncation and one trailing byte are malformed, never anything else.
-    for (let n = 0; n < bytes.length; n++) assert.throws(() => decodeOpoiPayload(bytes.subarray(0, n)), DecodeError);
+    // Every truncation and one trailing byte are malformed, never anything else; but a bound
+    // REQUEST without its trailing executor is the same request unbound (the signature covers it).
+    const unbound = p.kind === OpoiKind.REQUEST && p.executor ? bytes.length - 21 : -1;
+    for (let n = 0; n < bytes.length; n++) {
+      if (n !== unbound) assert.throws(() => decodeOpoiPayload(bytes.subarray(0, n)), DecodeError);
+    }
+    if (p.kind === OpoiKind.REQUEST && p.executor) {
+      const { executor, ...rest } = p;
+      assert.deepEqual(decodeOpoiPayload(bytes.subarray(0, unbound)), rest);
+    }
     assert.throws(() => decodeOpoiPayload(Uint8Array.of(...bytes, 0)), DecodeError);
   }
+  assert.equal(encodeOpoiPayload(samples[1]).length, 219, 'the largest REQUEST (longest model and class, an executor) fits the limit');
   // Seeded random mutations: decoding either succeeds or throws DecodeError.
   let seed = 42;
   const rand = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31);
@@ -196,6 +219,7 @@ test('records encode deterministically, bigints included, and decode to equal va
     txid: 'cd'.repeat(32),
     height: 7,
     requester: actorKey(minerB),
+    executor: null,
     model: 'a "quoted" model\\ ünïcode',
     promptHash: 'ef'.repeat(32),
     maxTokens: 100,
@@ -225,7 +249,8 @@ test('records encode deterministically, bigints included, and decode to equal va
   };
   const pending: RequestRecord = { ...r, status: 'PENDING', firstCommitHeight: null, winner: null, winnerTokens: null, resolvedHeight: null };
   const paid: RequestRecord = { ...r, status: 'EXPIRED', payoutTxid: '06'.repeat(32), payoutHeight: 0 };
-  for (const x of [s, r, pending, paid, c, { ...c, reveal: null }, { ...s, unstakeHeight: 0, modelId: '', endpoint: 'é'.repeat(300) }]) {
+  const bound: RequestRecord = { ...pending, executor: actorKey(minerA) };
+  for (const x of [s, r, pending, paid, bound, c, { ...c, reveal: null }, { ...s, unstakeHeight: 0, modelId: '', endpoint: 'é'.repeat(300) }]) {
     const bytes = encodeRecord(x);
     assert.deepEqual(decodeRecord(bytes), x, 'a record decodes to itself');
     assert.deepEqual(encodeRecord(decodeRecord(bytes)), bytes, 'and encodes to the same bytes');
@@ -240,7 +265,14 @@ test('records encode deterministically, bigints included, and decode to equal va
   const text = (t: string) => 2 + Buffer.byteLength(t);
   assert.equal(
     encodeRecord(pending).length,
-    1 + 16 + 32 + 4 + 21 + text(r.model) + 32 + 4 + 8 + 8 + 4 + 4 + text(r.taskClass) + 8 + 1 + 4 + 4 + 4 + 1 + 4 + 4 + 1 + 4,
+    1 + 16 + 32 + 4 + 21 + 1 + text(r.model) + 32 + 4 + 8 + 8 + 4 + 4 + text(r.taskClass) + 8 + 1 + 4 + 4 + 4 + 1 + 4 + 4 + 1 + 4,
+  );
+  assert.equal(encodeRecord(bound).length, encodeRecord(pending).length + 21, 'the executor: flag byte 1 then its actor key');
+  assert.equal(
+    encodeRecord(bound)
+      .subarray(1 + 16 + 32 + 4 + 21, 1 + 16 + 32 + 4 + 21 + 22)
+      .toString('hex'),
+    `01${actorKey(minerA)}`,
   );
   assert.throws(() => decodeRecord(Buffer.of(9)), { name: 'DecodeError' }, 'an unknown tag is refused');
   assert.throws(() => encodeRecord({ ...c, txid: 'zz'.repeat(32) }), RangeError, 'a field that is not hex of its size is refused');
@@ -364,6 +396,65 @@ test('a whole lifecycle by the rules: stake, request, commits, reveals, resoluti
     events.map((e) => e.type),
     ['stake', 'stake', 'request', 'commit', 'commit', 'reveal', 'reveal', 'resolved', 'paid'],
   );
+});
+
+test('a request naming an executor takes a COMMIT from that staker only', () => {
+  const st = new MemoryState();
+  for (const m of [minerA, minerB]) {
+    const { tx, spent } = actingTx(m, [
+      { value: P.minStake, scriptPubKey: actorScript(m) },
+      payloadOut({ kind: OpoiKind.STAKE, miner: m, modelId: '', endpoint: '' }),
+    ]);
+    applyOpoiTransaction(st, tx, spent, 10, P, []);
+  }
+  const request = (requestId: Uint8Array, executor?: typeof minerA) => {
+    const payment = 500_000n;
+    const q: OpoiPayload = {
+      kind: OpoiKind.REQUEST,
+      requestId,
+      requester,
+      promptHash: new Uint8Array(32),
+      maxTokens: 10,
+      payment,
+      feePerToken: 0n,
+      promptTokenCount: 0,
+      taskType: 0,
+      model: 'tiny',
+      taskClass: '',
+      ...(executor ? { executor } : {}),
+    };
+    return actingTx(requester, [{ value: payment, scriptPubKey: escrowScript(requestId) }, payloadOut(q)]);
+  };
+  const commit = (requestId: Uint8Array, m: typeof minerA) =>
+    actingTx(m, [payloadOut({ kind: OpoiKind.COMMIT, requestId, miner: m, commitment: new Uint8Array(32).fill(1) })]);
+
+  const bound = request(ID, minerB);
+  applyOpoiTransaction(st, bound.tx, bound.spent, 20, P, []);
+  assert.equal(st.request(toHex(ID))!.executor, actorKey(minerB));
+  const other = commit(ID, minerA);
+  expectReject(() => applyOpoiTransaction(st, other.tx, other.spent, 21, P, []), 'bad-opoi-not-executor');
+  // The binding is checked before the window: a stranger hears the same reason whenever it tries.
+  expectReject(() => applyOpoiTransaction(st, other.tx, other.spent, 20, P, []), 'bad-opoi-not-executor');
+  const own = commit(ID, minerB);
+  applyOpoiTransaction(st, own.tx, own.spent, 21, P, []);
+  assert.equal(st.request(toHex(ID))!.commits, 1);
+
+  // Unbound, as before: any ACTIVE staker.
+  const free = requestIdFromUuid('0b4f6a3e-1c2d-4e5f-8a9b-0c1d2e3f4a5c');
+  const open = request(free);
+  applyOpoiTransaction(st, open.tx, open.spent, 20, P, []);
+  assert.equal(st.request(toHex(free))!.executor, null);
+  for (const m of [minerA, minerB]) {
+    const c = commit(free, m);
+    applyOpoiTransaction(st, c.tx, c.spent, 21, P, []);
+  }
+
+  // The executor needs no stake when the request confirms, only when it commits (ACTIVE, as any committer).
+  const later = requestIdFromUuid('0b4f6a3e-1c2d-4e5f-8a9b-0c1d2e3f4a5d');
+  const unstaked = request(later, requester);
+  applyOpoiTransaction(st, unstaked.tx, unstaked.spent, 20, P, []);
+  const c = commit(later, requester);
+  expectReject(() => applyOpoiTransaction(st, c.tx, c.spent, 21, P, []), 'bad-opoi-stake-inactive');
 });
 
 test('stakes: suspension, unstake, and collateral locked until the cooldown ends', () => {

@@ -16,7 +16,7 @@ import type { Transaction } from '../primitives/tx.ts';
 
 export const OPOI_MAGIC = Uint8Array.of(0x4f, 0x50, 0x4f, 0x49); // "OPOI"
 export const OPOI_VERSION = 1;
-/** Largest payload (the push after OP_RETURN): a REQUEST with a 64-byte model and 32-byte class fits in 200. */
+/** Largest payload (the push after OP_RETURN): a REQUEST with a 64-byte model, a 32-byte class and an executor takes 219. */
 export const MAX_OPOI_PAYLOAD = 256;
 export const MAX_MODEL_NAME = 64;
 export const MAX_TASK_CLASS = 32;
@@ -64,6 +64,11 @@ export interface RequestPayload {
   readonly taskType: number;
   readonly model: string;
   readonly taskClass: string;
+  /**
+   * The one staker allowed to COMMIT, when the requester names one. Encoded as a trailing actor,
+   * absent when there is none, so a REQUEST without it has the bytes it had before the field.
+   */
+  readonly executor?: Actor;
 }
 
 export interface CommitPayload {
@@ -139,6 +144,7 @@ export function encodeOpoiPayload(p: OpoiPayload): Uint8Array {
       w.bytes(p.promptHash).u32le(p.maxTokens).u64le(p.payment).u64le(p.feePerToken).u32le(p.promptTokenCount).u8(p.taskType);
       writeText(w, p.model);
       writeText(w, p.taskClass);
+      if (p.executor) writeActor(w, p.executor);
       break;
     case OpoiKind.COMMIT:
       w.bytes(p.requestId);
@@ -193,6 +199,8 @@ export function decodeOpoiPayload(bytes: Uint8Array): OpoiPayload {
       const model = readText(r, MAX_MODEL_NAME, 'model');
       const taskClass = readText(r, MAX_TASK_CLASS, 'task class');
       p = { kind, requestId, requester, promptHash, maxTokens, payment, feePerToken, promptTokenCount, taskType, model, taskClass };
+      // Anything after the task class is the executor: exactly one actor, or r.end() below refuses it.
+      if (r.remaining > 0) p = { ...p, executor: readActor(r) };
       break;
     }
     case OpoiKind.COMMIT:

@@ -200,6 +200,7 @@ function applyRequest(
     txid: tx.txidHex,
     height,
     requester: actorKey(q.requester),
+    executor: q.executor ? actorKey(q.executor) : null,
     model: q.model,
     promptHash: toHex(q.promptHash),
     maxTokens: q.maxTokens,
@@ -249,11 +250,12 @@ function applyCommit(
 ): void {
   requireSignedBy(tx, spent, c.miner);
   const r = pendingRequest(state, c.requestId);
+  const miner = actorKey(c.miner);
+  if (r.executor !== null && miner !== r.executor) throw bad('bad-opoi-not-executor', `request ${r.id} is bound to ${r.executor}, not ${miner}`);
   const close = commitWindowClose(r, p);
   if (height <= r.height || (close !== null && height > close)) {
     throw bad('bad-opoi-commit-window', `height ${height} outside the commit window (${r.height + 1}..${close ?? 'first commit + window'})`);
   }
-  const miner = actorKey(c.miner);
   requireActiveStake(state, miner, height, p);
   if (state.commit(r.id, miner)) throw bad('bad-opoi-commit-duplicate', `${miner} already committed`);
   if (r.commits >= p.maxCommits) throw bad('bad-opoi-commits-full', `request has ${r.commits} commits`);

@@ -15,6 +15,21 @@ import { describeNodeError } from '../node/node-check.ts';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/**
+ * The OPoI address of the bridge the prompt goes to (its /healthz), named as the request's
+ * executor: only that bridge sees the prompt, so no other staker may commit an answer.
+ */
+async function bridgeAddress(bridgeUrl: string): Promise<string> {
+  let body: { opoi_address?: unknown };
+  try {
+    body = (await (await fetch(`${bridgeUrl}/healthz`)).json()) as typeof body;
+  } catch (e) {
+    throw new ConfigError(`the bridge at ${bridgeUrl} did not answer /healthz (${(e as Error).message}); nothing was sent`);
+  }
+  if (typeof body.opoi_address !== 'string') throw new ConfigError(`the bridge at ${bridgeUrl} does not say its OPoI address (/healthz)`);
+  return body.opoi_address;
+}
+
 export async function runAsk(envFile: string, flags: AskRequest, out: NodeJS.WritableStream = process.stdout): Promise<number> {
   const say = (text: string) => out.write(`${text}\n`);
   const env = mergedValues(envFile);
@@ -47,8 +62,21 @@ export async function runAsk(envFile: string, flags: AskRequest, out: NodeJS.Wri
       const requester = flags.requester ?? (await pickRequester(rpc, payment + BigInt(maxTokens) * feePerToken));
       if (requester === null)
         throw new ConfigError('no wallet address holds enough confirmed coins for the escrow; fund one, or pass -requester=<address>');
+      const executor = await bridgeAddress(bridgeUrl);
       requestId = randomUUID();
-      const r = await rpc.call('submitopoirequest', [requestId, model, promptHash, maxTokens, paymentText, requester, formatAmount(feePerToken)]);
+      const r = await rpc.call('submitopoirequest', [
+        requestId,
+        model,
+        promptHash,
+        maxTokens,
+        paymentText,
+        requester,
+        formatAmount(feePerToken),
+        'OPEN',
+        0,
+        '',
+        executor,
+      ]);
       requestTxid = r.txid;
       say(`REQUEST ${requestId} broadcast: txid ${r.txid} (prompt sha256 ${promptHash})`);
     } else say(`Resuming request ${requestId}`);

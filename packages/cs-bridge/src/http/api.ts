@@ -15,6 +15,8 @@ import { RouteTable } from '@cs/client/http-routes';
 
 export interface ApiContext {
   readonly engine: OpoiEngine;
+  /** The address the bridge stakes with: requesters name it as their request's executor. */
+  readonly opoiAddress: string;
   readonly apiKey: string;
   readonly maxPromptBytes: number;
   readonly promptRateLimit: number;
@@ -177,6 +179,7 @@ export class BridgeApi {
         const healthy = engine.stake === 'active' && engine.lastError === null;
         const body = {
           status: healthy ? 'ok' : 'degraded',
+          opoi_address: this.ctx.opoiAddress,
           stake: engine.stake,
           node_height: engine.height,
           last_error: engine.lastError,

@@ -25,6 +25,18 @@ export const OPENAPI = {
           stage,
         },
       },
+      Health: {
+        type: 'object',
+        properties: {
+          status: { enum: ['ok', 'degraded'] },
+          opoi_address: { type: 'string', description: "the bridge's staked OPoI address: name it as the REQUEST's executor" },
+          stake: { enum: ['unknown', 'active', 'pending', 'no-stake', 'inactive', 'node-error'] },
+          node_height: { type: 'integer' },
+          last_error: { type: ['string', 'null'] },
+          miners: { type: 'integer' },
+          opoi_miners: { type: 'integer' },
+        },
+      },
       Submission: {
         type: 'object',
         properties: {
@@ -96,7 +108,10 @@ export const OPENAPI = {
     '/healthz': {
       get: {
         summary: 'ok when the node answers and the stake is ACTIVE',
-        responses: { 200: { description: 'ok' }, 503: { description: 'degraded' } },
+        responses: {
+          200: { description: 'ok', content: { 'application/json': { schema: { $ref: '#/components/schemas/Health' } } } },
+          503: { description: 'degraded', content: { 'application/json': { schema: { $ref: '#/components/schemas/Health' } } } },
+        },
       },
     },
     '/metrics': { get: { summary: 'Prometheus text format', responses: { 200: { description: 'metrics' } } } },

@@ -208,6 +208,7 @@ export class OpoiEngine implements OpoiHandler {
     if (promptHash(prompt) !== chain.prompt_hash)
       return { status: 400, body: { error: 'the SHA-256 of prompt does not match the on-chain prompt hash' } };
     if (chain.status !== 'PENDING') return { status: 409, body: { error: `request is ${chain.status}` } };
+    if (!this.mayCommit(chain)) return { status: 409, body: { error: `request names another executor (${chain.executor})` } };
     // The tick may store the request (first seen on chain) or change it between the read and the
     // write: read again and retry until the write is made from the current record.
     for (;;) {
@@ -374,10 +375,18 @@ export class OpoiEngine implements OpoiHandler {
     }
   }
 
-  /** New PENDING OPEN requests join the store (plain model names are OPEN tasks and are served). */
+  /** Whether the chain would take this bridge's COMMIT: the request names no executor, or this bridge. */
+  private mayCommit(c: ChainRequest): boolean {
+    return c.executor === null || c.executor === this.config.opoiAddress;
+  }
+
+  /**
+   * New PENDING OPEN requests join the store (plain model names are OPEN tasks and are served),
+   * except those bound to another staker: no COMMIT of this bridge could count for them.
+   */
   private async followRequests(): Promise<void> {
     const pending = await this.rpc.call('listopoirequests', ['PENDING']);
-    const fresh = pending.filter((c) => c.task_type === 'OPEN' && !this.store.request(c.request_id));
+    const fresh = pending.filter((c) => c.task_type === 'OPEN' && this.mayCommit(c) && !this.store.request(c.request_id));
     if (fresh.length > 0) await this.store.apply({ newRequests: fresh.map((c) => this.fromChain(c)) });
   }
 

@@ -1,7 +1,7 @@
 /**
  * The OPoI page's form: the requester's flow of `cs-bridge ask` (docs/bridge.md, "Asking") run by
  * the dashboard server. The REQUEST is sent from the first node's wallet (the address `cs-bridge
- * ask` would pick), then the prompt is handed to the bridge with the API key added here, retrying
+ * ask` would pick) naming the bridge's OPoI address as executor, as `cs-bridge ask` does, then the prompt is handed to the bridge with the API key added here, retrying
  * the bridge's 404 until the REQUEST confirms. The browser follows the rest through the live
  * `opoi` feed and the read-only endpoints.
  */
@@ -73,6 +73,7 @@ export class AskService {
       throw new AskError((e as Error).message);
     }
     if (requester === null) throw new AskError("no address of the first node's wallet holds enough confirmed coins for the escrow; fund one");
+    const executor = await this.bridgeAddress();
     const requestId = randomUUID();
     const r = await this.upstreams.call(0, 'submitopoirequest', [
       requestId,
@@ -81,12 +82,30 @@ export class AskService {
       input.maxTokens,
       input.payment,
       requester,
+      0,
+      'OPEN',
+      0,
+      '',
+      executor,
     ]);
     const state: PromptState = { request_id: requestId, txid: r.txid, state: 'waiting', detail: 'waiting for the REQUEST to confirm' };
     this.asked.set(requestId, state);
     this.log.info({ request_id: requestId, txid: r.txid }, 'REQUEST sent for the ask form');
     void this.handOver(state, input.prompt);
     return state;
+  }
+
+  /** The bridge's staked address (its /healthz answers 503 while degraded, with the same body). */
+  private async bridgeAddress(): Promise<string> {
+    const r = await this.upstreams.bridge('/healthz');
+    let address: unknown;
+    try {
+      address = (JSON.parse(r.body) as { opoi_address?: unknown }).opoi_address;
+    } catch {
+      // not JSON: no address, refused below
+    }
+    if (typeof address !== 'string') throw new AskError(`the bridge did not say its OPoI address (/healthz answered HTTP ${r.status})`);
+    return address;
   }
 
   state(requestId: string): PromptState | undefined {

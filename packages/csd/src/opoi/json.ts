@@ -84,6 +84,7 @@ export function requestToJson(r: RequestRecord, commits: readonly CommitRecord[]
     request_id: uuidOf(r.id),
     status: r.status,
     requester: actorAddress(r.requester, ctx.params),
+    executor: r.executor === null ? null : actorAddress(r.executor, ctx.params),
     model: r.model,
     prompt_hash: r.promptHash,
     max_tokens: r.maxTokens,

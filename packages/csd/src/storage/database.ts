@@ -64,11 +64,12 @@ export function readLargeInto(table: Table, key: Buffer, allocate: (length: numb
  * Bumped when a stored format changes; a mismatch refuses to start rather than misread data.
  * 2: OPoI records are binary (opoi/records.ts) instead of JSON, and the due table holds one record
  *    per height (the ids due there) instead of one per request.
+ * 3: a request record holds its executor (after the requester), so a schema-2 record reads as damaged.
  */
-export const SCHEMA_VERSION = 2;
+export const SCHEMA_VERSION = 3;
 
 /** Earlier schemas that differ only in tables -reindex rebuilds: -reindex upgrades them in place. */
-const REBUILDABLE_SCHEMAS: readonly number[] = [1];
+const REBUILDABLE_SCHEMAS: readonly number[] = [1, 2];
 
 /** Meta keys holding the hash of the last block each optional index covers (indexes/sync.ts). */
 export const TX_INDEX_MARKER = 'txindex';

@@ -45,7 +45,8 @@ export function registerOpoiActionMethods(registry: RpcRegistry, ctx: OpoiContex
     description:
       "Broadcasts an OPoI REQUEST paid by the requester address's own coins: an escrow of payment + max_tokens ×\n" +
       'fee_per_token is locked until a staked miner is paid for the answer (the rest returns to the requester) or the\n' +
-      'request expires (all of it returns). Only the prompt hash goes on-chain; send the prompt to a bridge.',
+      'request expires (all of it returns). Only the prompt hash goes on-chain; send the prompt to a bridge.\n' +
+      'Name executor_address (the bridge that gets the prompt) so that no other staker can commit to the request.',
     params: [
       { name: 'request_id', type: 'string', description: 'A new UUID chosen by the requester' },
       { name: 'model', type: 'string', description: 'A plain model name (OPEN task)' },
@@ -57,6 +58,12 @@ export function registerOpoiActionMethods(registry: RpcRegistry, ctx: OpoiContex
       { name: 'task_type', type: 'string', default: 'OPEN', description: 'OPEN (VERIFIABLE needs a model manifest)' },
       { name: 'prompt_token_count', type: 'integer', default: 0, description: 'Declared prompt tokens; each raises the minimum payment' },
       { name: 'task_class', type: 'string', default: '', description: 'A free label for bridges (at most 32 characters)' },
+      {
+        name: 'executor_address',
+        type: 'string',
+        optional: true,
+        description: 'The one staked address allowed to commit (ACTIVE now); any ACTIVE staker may when omitted',
+      },
     ],
     result: fields(
       '"txid" : "hex"            (string) The REQUEST transaction',
@@ -65,7 +72,10 @@ export function registerOpoiActionMethods(registry: RpcRegistry, ctx: OpoiContex
       '"prompt_hash" : "hex"     (string) The prompt hash',
     ),
     examples: [{ args: [EXAMPLE_UUID, 'llama3.2:1b', EXAMPLE_HASH, 256, 0.01, EXAMPLE_MINER] }],
-    handler: async ([requestId, model, promptHash, maxTokens, payment, address, feePerToken, taskType, promptTokens, taskClass], call) => {
+    handler: async (
+      [requestId, model, promptHash, maxTokens, payment, address, feePerToken, taskType, promptTokens, taskClass, executorAddress],
+      call,
+    ) => {
       const wallet = walletOf(ctx, call);
       const id = parseRequestId(requestId);
       if (!isValidModelName(model)) throw invalid('model must be a plain name of at most 64 characters: letters, digits and ._:/+-');
@@ -79,6 +89,14 @@ export function registerOpoiActionMethods(registry: RpcRegistry, ctx: OpoiContex
       if (payment <= floor) throw invalid(`payment must exceed ${amountToJson(floor)} (nOPoIFeeBase plus the prompt-token fee)`);
       if (chain.opoi.request(id)) throw invalid('request_id already exists on-chain');
       const requester = ownActor(wallet, address, 'requester_address');
+      const executor = executorAddress === undefined ? undefined : actorArg(ctx, executorAddress, 'executor_address');
+      if (executor) {
+        // Consensus checks the executor's stake only at its COMMIT; a request bound to an address
+        // that cannot commit would hold the escrow until it expires, so the wallet refuses it now.
+        const stake = chain.opoi.stake(actorKey(executor));
+        const status = stake ? stakeStatus(stake, chain.height + 1, p) : 'not staked';
+        if (status !== 'ACTIVE') throw invalid(`executor_address has no ACTIVE stake (${status})`);
+      }
       const escrow = escrowAmount(payment, feePerToken, maxTokens);
       const payload = {
         kind: OpoiKind.REQUEST,
@@ -92,6 +110,7 @@ export function registerOpoiActionMethods(registry: RpcRegistry, ctx: OpoiContex
         taskType: TASK_OPEN,
         model,
         taskClass,
+        ...(executor ? { executor } : {}),
       } as const;
       const txid = await walletCall(() => sent(sendRequest(wallet, payload, escrow)));
       return { txid, request_id: uuidOf(id), escrow_amount: amountToJson(escrow), prompt_hash: promptHash };

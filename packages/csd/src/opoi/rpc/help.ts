@@ -23,6 +23,7 @@ export const REQUEST_FIELDS = [
   '"request_id" : "str",                       (string) The request id (a UUID)',
   '"status" : "str",                           (string) PENDING, FULFILLED or EXPIRED',
   '"requester" : "str",                        (string) The requester address',
+  '"executor" : "str",                         (string or null) The only staker that may commit (null: any ACTIVE staker)',
   '"model" : "str",                            (string) The model name',
   '"prompt_hash" : "hex",                      (string) SHA-256 of the prompt',
   '"max_tokens" : n,                           (numeric) The most tokens the answer may have',
