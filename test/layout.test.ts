@@ -58,7 +58,6 @@ function resolveRelative(from: string, specifier: string): string {
   return target.replace(/\.js$/, '.ts');
 }
 
-const packageOf = (file: string) => relative(packagesDir, file).split(sep)[0];
 const show = (file: string, line: number) => `${relative(root, file)}:${line}`;
 
 test("no package imports another package's src/ by path", () => {
