@@ -40,7 +40,11 @@ export function rawVerifyRate(): number {
 export function rawVerifyRatePerCore(): number[] {
   const rates: number[] = [];
   for (let cpu = 0; cpu < availableParallelism(); cpu++) {
-    const run = spawnSync('taskset', ['-c', String(cpu), process.execPath, '--conditions=@cs/source', '--import', 'tsx', fileURLToPath(import.meta.url)], { encoding: 'utf8' });
+    const run = spawnSync(
+      'taskset',
+      ['-c', String(cpu), process.execPath, '--conditions=@cs/source', '--import', 'tsx', fileURLToPath(import.meta.url)],
+      { encoding: 'utf8' },
+    );
     if (run.error || run.status !== 0) return [rawVerifyRate()];
     rates.push(Number(run.stdout.trim()));
   }

@@ -19,7 +19,10 @@ after(() => {
 
 /** Starts the fixture, which starts up like csd: loadConfig, create the data directory, lock. */
 function startNode(...args: string[]): ChildProcess {
-  const child = spawn(process.execPath, ['--conditions=@cs/source', '--import', 'tsx', holder, ...args], { cwd: repo, env: { ...process.env, HOME: root } });
+  const child = spawn(process.execPath, ['--conditions=@cs/source', '--import', 'tsx', holder, ...args], {
+    cwd: repo,
+    env: { ...process.env, HOME: root },
+  });
   children.add(child);
   child.on('exit', () => children.delete(child));
   return child;
