@@ -176,6 +176,8 @@ export class Daemon {
       }
       await new Promise((r) => setTimeout(r, 100));
     }
+    // A csd left running would keep the test process alive after its failure is reported.
+    proc.kill('SIGKILL');
     throw new Error(`csd did not answer RPC within 60 s: ${this.stderr}`);
   }
 
