@@ -511,11 +511,25 @@ export interface RpcMethods {
       readonly warnings: readonly string[];
     };
   };
-  /** Returns a registered model manifest. No manifests are registered on this chain: plain model names are OPEN tasks. (result approximate) */
+  /** Returns a registered model manifest: the exact GGUF file, the decoding rule and the checking tolerance. */
   readonly getmodelmanifest: {
     readonly params: readonly [model_id: string];
     readonly named: { readonly model_id: string };
-    readonly result: { readonly [key: string]: JsonValue };
+    readonly result: {
+      readonly model_id: string;
+      readonly registrant: string;
+      readonly gguf_sha256: string;
+      readonly gguf_size: number;
+      readonly decoding: string;
+      readonly bos: string;
+      readonly parse_special: boolean;
+      readonly chat_template_sha256: string | null;
+      readonly tolerance: number;
+      readonly fee: number;
+      readonly txid: string;
+      readonly height: number;
+      readonly confirmations: number;
+    };
   };
   /** Returns information about network traffic, including bytes in, bytes out, and current system time. (result approximate) */
   readonly getnettotals: {
@@ -622,6 +636,7 @@ export interface RpcMethods {
       readonly amount: number;
       readonly model_id: string;
       readonly endpoint: string;
+      readonly serves: readonly string[];
       readonly txid: string;
       readonly height: number;
       readonly renewed_height: number;
@@ -899,6 +914,26 @@ export interface RpcMethods {
       readonly vout: number;
     }[];
   };
+  /** Lists the model manifests registered on the active chain, oldest first. */
+  readonly listmodelmanifests: {
+    readonly params: readonly [];
+    readonly named: Record<string, never>;
+    readonly result: readonly {
+      readonly model_id: string;
+      readonly registrant: string;
+      readonly gguf_sha256: string;
+      readonly gguf_size: number;
+      readonly decoding: string;
+      readonly bos: string;
+      readonly parse_special: boolean;
+      readonly chat_template_sha256: string | null;
+      readonly tolerance: number;
+      readonly fee: number;
+      readonly txid: string;
+      readonly height: number;
+      readonly confirmations: number;
+    }[];
+  };
   /** Lists the OPoI requests on the active chain, oldest first, optionally only those with one status. */
   readonly listopoirequests: {
     readonly params: readonly [status?: string | null];
@@ -985,6 +1020,7 @@ export interface RpcMethods {
       readonly amount: number;
       readonly model_id: string;
       readonly endpoint: string;
+      readonly serves: readonly string[];
       readonly txid: string;
       readonly height: number;
       readonly renewed_height: number;
@@ -1084,6 +1120,16 @@ export interface RpcMethods {
     readonly params: readonly [blockhash: string];
     readonly named: { readonly blockhash: string };
     readonly result: null;
+  };
+  /** Broadcasts a MANIFEST registering a model id for good: the exact GGUF file (SHA-256 and size), greedy */
+  readonly registermodelmanifest: {
+    readonly params: readonly [model_id: string, gguf_sha256: string, gguf_size: number, tolerance: number, registrant_address: string, bos?: string | null, parse_special?: boolean | null, chat_template_sha256?: string | null];
+    readonly named: { readonly model_id: string; readonly gguf_sha256: string; readonly gguf_size: number; readonly tolerance: number; readonly registrant_address: string; readonly bos?: string | null; readonly parse_special?: boolean | null; readonly chat_template_sha256?: string | null };
+    readonly result: {
+      readonly txid: string;
+      readonly model_id: string;
+      readonly fee: number;
+    };
   };
   /** Renews the stake of a miner address, keeping it ACTIVE (or making a SUSPENDED one ACTIVE again). */
   readonly renewopoistake: {
@@ -1198,8 +1244,8 @@ export interface RpcMethods {
   };
   /** Stakes a miner address: spends the chosen coin of that address, locking the network's minimum stake as */
   readonly stakeopoi: {
-    readonly params: readonly [miner_address: string, collateral_txid: string, collateral_vout: number, model_id?: string | null, endpoint?: string | null];
-    readonly named: { readonly miner_address: string; readonly collateral_txid: string; readonly collateral_vout: number; readonly model_id?: string | null; readonly endpoint?: string | null };
+    readonly params: readonly [miner_address: string, collateral_txid: string, collateral_vout: number, model_id?: string | null, endpoint?: string | null, serves?: readonly JsonValue[] | null];
+    readonly named: { readonly miner_address: string; readonly collateral_txid: string; readonly collateral_vout: number; readonly model_id?: string | null; readonly endpoint?: string | null; readonly serves?: readonly JsonValue[] | null };
     readonly result: {
       readonly txid: string;
       readonly miner_address: string;
@@ -1341,4 +1387,4 @@ export interface RpcMethods {
 }
 
 /** The names of every method, in order; `help` lists exactly these. */
-export const RPC_METHOD_NAMES = ['abandontransaction', 'abortrescan', 'addnode', 'backupwallet', 'claimopoipayout', 'clearbanned', 'createrawtransaction', 'decoderawtransaction', 'decodescript', 'disconnectnode', 'dumpprivkey', 'encryptwallet', 'estimatesmartfee', 'fundrawtransaction', 'generateblock', 'generatetoaddress', 'getaddednodeinfo', 'getaddressinfo', 'getbalance', 'getbalances', 'getbestblockhash', 'getblock', 'getblockchaininfo', 'getblockcount', 'getblockhash', 'getblockheader', 'getblocktemplate', 'getchaintips', 'getconnectioncount', 'getdifficulty', 'getmempoolancestors', 'getmempooldescendants', 'getmempoolentry', 'getmempoolinfo', 'getmininginfo', 'getmodelmanifest', 'getnettotals', 'getnetworkhashps', 'getnetworkinfo', 'getnewaddress', 'getopoicontent', 'getopoirequest', 'getopoistake', 'getopoistats', 'getpeerinfo', 'getprioritisedtransactions', 'getrawchangeaddress', 'getrawmempool', 'getrawtransaction', 'getrpcinfo', 'gettransaction', 'gettxout', 'gettxoutsetinfo', 'getunconfirmedbalance', 'getwalletinfo', 'getzmqnotifications', 'help', 'importaddress', 'importprivkey', 'invalidateblock', 'listbanned', 'listlockunspent', 'listopoirequests', 'listopoiresponses', 'listopoistakes', 'listsinceblock', 'listtransactions', 'listunspent', 'listwallets', 'lockunspent', 'ping', 'prioritisetransaction', 'reconsiderblock', 'renewopoistake', 'rescanblockchain', 'restorewallet', 'savemempool', 'sendmany', 'sendrawtransaction', 'sendtoaddress', 'setban', 'setmocktime', 'settxfee', 'signmessage', 'signrawtransactionwithkey', 'signrawtransactionwithwallet', 'stakeopoi', 'stop', 'submitblock', 'submitopoicontent', 'submitopoirequest', 'submitopoiresponse', 'submitopoiresponsecommit', 'testmempoolaccept', 'unstakeopoi', 'uptime', 'validateaddress', 'verifymessage', 'walletlock', 'walletpassphrase', 'walletpassphrasechange'] as const;
+export const RPC_METHOD_NAMES = ['abandontransaction', 'abortrescan', 'addnode', 'backupwallet', 'claimopoipayout', 'clearbanned', 'createrawtransaction', 'decoderawtransaction', 'decodescript', 'disconnectnode', 'dumpprivkey', 'encryptwallet', 'estimatesmartfee', 'fundrawtransaction', 'generateblock', 'generatetoaddress', 'getaddednodeinfo', 'getaddressinfo', 'getbalance', 'getbalances', 'getbestblockhash', 'getblock', 'getblockchaininfo', 'getblockcount', 'getblockhash', 'getblockheader', 'getblocktemplate', 'getchaintips', 'getconnectioncount', 'getdifficulty', 'getmempoolancestors', 'getmempooldescendants', 'getmempoolentry', 'getmempoolinfo', 'getmininginfo', 'getmodelmanifest', 'getnettotals', 'getnetworkhashps', 'getnetworkinfo', 'getnewaddress', 'getopoicontent', 'getopoirequest', 'getopoistake', 'getopoistats', 'getpeerinfo', 'getprioritisedtransactions', 'getrawchangeaddress', 'getrawmempool', 'getrawtransaction', 'getrpcinfo', 'gettransaction', 'gettxout', 'gettxoutsetinfo', 'getunconfirmedbalance', 'getwalletinfo', 'getzmqnotifications', 'help', 'importaddress', 'importprivkey', 'invalidateblock', 'listbanned', 'listlockunspent', 'listmodelmanifests', 'listopoirequests', 'listopoiresponses', 'listopoistakes', 'listsinceblock', 'listtransactions', 'listunspent', 'listwallets', 'lockunspent', 'ping', 'prioritisetransaction', 'reconsiderblock', 'registermodelmanifest', 'renewopoistake', 'rescanblockchain', 'restorewallet', 'savemempool', 'sendmany', 'sendrawtransaction', 'sendtoaddress', 'setban', 'setmocktime', 'settxfee', 'signmessage', 'signrawtransactionwithkey', 'signrawtransactionwithwallet', 'stakeopoi', 'stop', 'submitblock', 'submitopoicontent', 'submitopoirequest', 'submitopoiresponse', 'submitopoiresponsecommit', 'testmempoolaccept', 'unstakeopoi', 'uptime', 'validateaddress', 'verifymessage', 'walletlock', 'walletpassphrase', 'walletpassphrasechange'] as const;

@@ -455,3 +455,101 @@ test('a request naming an executor shows it, takes no COMMIT from another staker
     await a.cleanup();
   }
 });
+
+test('model manifests: registered once for a burned fee, read back, served by a stake, kept across restart, kill -9 and -reindex, undone by a reorg', async () => {
+  const a = new Daemon({ args: ARGS });
+  try {
+    await a.start();
+    const payTo = await a.call<string>('getnewaddress');
+    await a.call('generatetoaddress', 110, payTo);
+    const [registrant, staker] = [await a.call<string>('getnewaddress'), await a.call<string>('getnewaddress')];
+    for (const to of [registrant, staker]) await a.call('sendtoaddress', to, 5);
+    await a.call('generatetoaddress', 1, payTo);
+    const file = sha256('the GGUF bytes');
+    const template = sha256('{{ prompt }}');
+
+    await rpcError(a.call('getmodelmanifest', 'qwen2.5-0.5b'), -5, /model manifest not found: 'qwen2.5-0.5b' is a plain model name/);
+    assert.deepEqual(await a.call('listmodelmanifests'), []);
+    const [coin] = await a.call<Json[]>('listunspent', 1, 9999999, [staker]);
+    await rpcError(
+      a.call('stakeopoi', staker, coin.txid, coin.vout, '', '', ['qwen2.5-0.5b']),
+      -8,
+      /serves\[0\] is not the model id of a confirmed manifest/,
+    );
+    await rpcError(a.call('registermodelmanifest', 'two words', file, 1000, 4096, registrant), -8, /model_id must be/);
+    await rpcError(a.call('registermodelmanifest', 'qwen2.5-0.5b', file, 1000, 4096, registrant, 'sometimes'), -8, /bos must be one of/);
+
+    const sent = await a.call<Json>('registermodelmanifest', 'qwen2.5-0.5b', file, 491_400_032, 4096, registrant, 'never', true, template);
+    assert.equal(sent.fee, 0.1);
+    // A second registration of the id while the first is unconfirmed is a mempool conflict.
+    await rpcError(a.call('registermodelmanifest', 'qwen2.5-0.5b', sha256('other'), 7, 0, payTo), -26, /opoi-mempool-conflict/);
+    const raw = await a.call<Json>('getrawtransaction', sent.txid, true);
+    const burn = (raw.vout as Json[]).find((o) => ((o.scriptPubKey as Json).hex as string).startsWith('6a'))!;
+    assert.equal(burn.value, 0.1, 'the payload output burns the manifest fee');
+    await a.call('generatetoaddress', 1, payTo);
+    const height = await a.call<number>('getblockcount');
+    const expected = {
+      model_id: 'qwen2.5-0.5b',
+      registrant,
+      gguf_sha256: file,
+      gguf_size: 491_400_032,
+      decoding: 'greedy',
+      bos: 'never',
+      parse_special: true,
+      chat_template_sha256: template,
+      tolerance: 4096,
+      fee: 0.1,
+      txid: sent.txid,
+      height,
+      confirmations: 1,
+    };
+    assert.deepEqual(await a.call('getmodelmanifest', 'qwen2.5-0.5b'), expected);
+    assert.deepEqual(await a.call('listmodelmanifests'), [expected]);
+    await rpcError(a.call('registermodelmanifest', 'qwen2.5-0.5b', file, 1000, 0, registrant), -8, /already has a manifest on-chain/);
+
+    await a.call('stakeopoi', staker, coin.txid, coin.vout, 'qwen2.5-0.5b', '', ['qwen2.5-0.5b']);
+    await a.call('generatetoaddress', 1, payTo);
+    assert.deepEqual((await a.call<Json>('getopoistake', staker)).serves, ['qwen2.5-0.5b']);
+    assert.deepEqual(
+      (await a.call<Json[]>('listopoistakes')).map((s) => s.serves),
+      [['qwen2.5-0.5b']],
+    );
+
+    const digest = (await a.call<Json>('getopoistats')).state_digest;
+    const tip = await a.call<number>('getblockcount');
+    const check = async (when: string) => {
+      assert.equal((await a.call<Json>('getopoistats')).state_digest, digest, when);
+      assert.deepEqual(await a.call('getmodelmanifest', 'qwen2.5-0.5b'), { ...expected, confirmations: tip - height + 1 }, when);
+      assert.deepEqual((await a.call<Json>('getopoistake', staker)).serves, ['qwen2.5-0.5b'], when);
+    };
+    await a.call('stop');
+    await a.exited();
+    await a.start();
+    await check('after a restart');
+    await a.kill('SIGKILL');
+    await a.start();
+    await check('after kill -9');
+    await a.call('stop');
+    await a.exited();
+    await a.start(['-reindex']);
+    for (let i = 0; i < 200 && (await a.call<number>('getblockcount').catch(() => -1)) < tip; i++) await new Promise((res) => setTimeout(res, 100));
+    await check('after -reindex');
+
+    // A reorg that takes the registration's block away takes the manifest with it, and back.
+    const second = await a.call<Json>('registermodelmanifest', 'phi-3-mini', sha256('phi'), 2_000_000, 0, registrant);
+    await a.call('generatetoaddress', 1, payTo);
+    assert.equal((await a.call<Json>('getmodelmanifest', 'phi-3-mini')).txid, second.txid);
+    const block = await a.call<string>('getbestblockhash');
+    await a.call('invalidateblock', block);
+    await rpcError(a.call('getmodelmanifest', 'phi-3-mini'), -5, /not found/);
+    assert.deepEqual(
+      (await a.call<Json[]>('listmodelmanifests')).map((m) => m.model_id),
+      ['qwen2.5-0.5b'],
+    );
+    assert.equal((await a.call<Json>('getopoistats')).state_digest, digest, 'the state is back to before the registration');
+    await a.call('reconsiderblock', block);
+    assert.equal((await a.call<Json>('getmodelmanifest', 'phi-3-mini')).txid, second.txid);
+  } finally {
+    await a.cleanup();
+  }
+});

@@ -1,6 +1,6 @@
 // Generated OPoI histories in the manner of btcd's fullblocktests (issue #9): one seeded generator
-// builds random lifecycles (stakes, renewals, unstakes, collateral releases, requests, commits,
-// reveals, payouts) as real signed transactions in real regtest blocks, with forks that reorg,
+// builds random lifecycles (model manifests, stakes serving them, renewals, unstakes, collateral
+// releases, requests, commits, reveals, payouts) as real signed transactions in real regtest blocks, with forks that reorg,
 // invalidateblock/reconsiderblock and restarts, and blocks that each break one OPoI rule. Every
 // block is offered to a real Chain over LMDB with its expected outcome (accepted, inconclusive, or
 // rejected with the bad-opoi-* reason), and after every step the chain's OPoI state is compared
@@ -13,6 +13,8 @@ import { test } from 'node:test';
 import {
   type Block,
   type CommitRecord,
+  type ManifestPayload,
+  type ManifestRecord,
   type OpoiPayload,
   OpoiKind,
   type RequestPayload,
@@ -150,6 +152,7 @@ interface Model {
   /** What each commitment hides (null: a commitment no reveal can match). */
   readonly secrets: Map<string, Secret | null>;
   readonly stakes: Map<string, StakeRecord>;
+  readonly manifests: Map<string, ManifestRecord>;
   /** The parties' coins and the escrows. */
   readonly coins: Map<string, Coin>;
 }
@@ -159,6 +162,7 @@ const copy = (m: Model): Model => ({
   commits: new Map(m.commits),
   secrets: new Map(m.secrets),
   stakes: new Map(m.stakes),
+  manifests: new Map(m.manifests),
   coins: new Map(m.coins),
 });
 
@@ -246,7 +250,7 @@ const MODEL_NAME = /^[A-Za-z0-9][A-Za-z0-9._:/+-]{0,63}$/;
 
 /** The payload rules of 11.5, in the documented order. */
 function modelPayload(m: Model, g: GenTx, q: OpoiPayload, h: number): string | null {
-  const actor = q.kind === OpoiKind.REQUEST ? q.requester : q.miner;
+  const actor = q.kind === OpoiKind.REQUEST ? q.requester : q.kind === OpoiKind.MANIFEST ? q.registrant : q.miner;
   if (!g.signers.includes(actorKey(actor))) return 'bad-opoi-unsigned';
   const out0 = g.tx.outputs[0];
   switch (q.kind) {
@@ -325,6 +329,8 @@ function modelPayload(m: Model, g: GenTx, q: OpoiPayload, h: number): string | n
       const miner = actorKey(q.miner);
       if (m.stakes.has(miner)) return 'bad-opoi-stake-exists';
       if (!bytesEqual(out0.scriptPubKey, p2wpkhScript(q.miner.hash)) || out0.value < P.minStake) return 'bad-opoi-stake-collateral';
+      const serves = q.serves ?? [];
+      if (new Set(serves).size !== serves.length || serves.some((id) => !m.manifests.has(id))) return 'bad-opoi-stake-manifest';
       m.stakes.set(miner, {
         miner,
         collateralTxid: g.tx.txidHex,
@@ -332,6 +338,7 @@ function modelPayload(m: Model, g: GenTx, q: OpoiPayload, h: number): string | n
         amount: out0.value,
         modelId: q.modelId,
         endpoint: q.endpoint,
+        serves: [...serves],
         txid: g.tx.txidHex,
         height: h,
         renewedHeight: h,
@@ -345,6 +352,28 @@ function modelPayload(m: Model, g: GenTx, q: OpoiPayload, h: number): string | n
       if (!s) return 'bad-opoi-stake-missing';
       if (s.unstakeHeight !== null) return 'bad-opoi-stake-unstaking';
       m.stakes.set(s.miner, q.kind === OpoiKind.RENEW ? { ...s, renewedHeight: h } : { ...s, unstakeHeight: h });
+      return null;
+    }
+    case OpoiKind.MANIFEST: {
+      if (!MODEL_NAME.test(q.modelId)) return 'bad-opoi-model';
+      if (m.manifests.has(q.modelId)) return 'bad-opoi-manifest-exists';
+      if (q.ggufSize === 0n) return 'bad-opoi-manifest-file';
+      if (q.decoding !== 0 || q.flags > 0x0f || (q.flags & 3) === 3) return 'bad-opoi-manifest-rule';
+      const burned = g.tx.outputs.find((o) => o.scriptPubKey[0] === 0x6a)!.value;
+      if (burned < P.manifestFee) return 'bad-opoi-manifest-fee';
+      m.manifests.set(q.modelId, {
+        modelId: q.modelId,
+        registrant: actorKey(q.registrant),
+        ggufSha256: toHex(q.ggufSha256),
+        ggufSize: q.ggufSize,
+        decoding: q.decoding,
+        flags: q.flags,
+        templateHash: q.templateHash ? toHex(q.templateHash) : null,
+        tolerance: q.tolerance,
+        fee: burned,
+        txid: g.tx.txidHex,
+        height: h,
+      });
       return null;
     }
   }
@@ -429,15 +458,17 @@ function build(
   fixed: TxOut[],
   payloadScripts: Uint8Array[],
   extra: Extra[] = [],
+  burn = 0n,
 ): { tx: Transaction; signers: string[] } | null {
-  const outSum = fixed.reduce((a, o) => a + o.value, 0n);
+  const outSum = fixed.reduce((a, o) => a + o.value, burn);
   const extraSum = extra.reduce((a, e) => a + e.coin.value, 0n);
   const need = outSum + FEE - extraSum;
   const coin = pickCoin(w, payer, need > 0n ? need : 0n);
   if (!coin) return null;
   const change = coin.value + extraSum - outSum - FEE;
   const ins: Extra[] = rng.shuffle([{ coin, signer: payer }, ...extra]);
-  const tail: TxOut[] = payloadScripts.map((scriptPubKey) => ({ value: 0n, scriptPubKey }));
+  // A MANIFEST's payload output burns its fee: `burn` goes on the first payload output.
+  const tail: TxOut[] = payloadScripts.map((scriptPubKey, i) => ({ value: i === 0 ? burn : 0n, scriptPubKey }));
   if (change > 0n) tail.push({ value: change, scriptPubKey: payer.script });
   let tx = new Transaction({
     version: 2,
@@ -497,6 +528,32 @@ function request(w: Model, requester: Party, shape: RequestShape = {}): GenTx | 
   return act(w, requester, payload, [{ value, scriptPubKey: escrowScript(shape.escrowId ?? requestId) }]);
 }
 
+/** Model ids the manifests are registered under (a few, so that some registrations collide). */
+const MANIFEST_IDS = ['tiny', 'llama3.2:1b', 'qwen2.5-0.5b-q4', 'org/model-7b.Q4', 'phi-3-mini'];
+
+function manifest(
+  w: Model,
+  registrant: Party,
+  shape: Partial<ManifestPayload> = {},
+  burn = P.manifestFee + (rng.chance(0.5) ? 0n : 1_000n),
+): GenTx | null {
+  const flags = rng.int(0, 2) | (rng.chance(0.5) ? 4 : 0) | (rng.chance(0.3) ? 8 : 0);
+  const payload: ManifestPayload = {
+    kind: OpoiKind.MANIFEST,
+    registrant: registrant.actor,
+    modelId: rng.pickOr(MANIFEST_IDS.filter((id) => !w.manifests.has(id))) ?? `m-${toHex(rng.bytes(4))}`,
+    ggufSha256: rng.bytes(32),
+    ggufSize: BigInt(rng.int(1, 2 ** 40)),
+    decoding: 0,
+    flags,
+    ...(flags & 8 ? { templateHash: rng.bytes(32) } : {}),
+    tolerance: rng.int(0, 2 ** 20),
+    ...shape,
+  };
+  const built = build(w, registrant, [], [opoiPayloadScript(payload)], [], burn);
+  return built && { ...built, payload };
+}
+
 function commit(w: Model, miner: Party, r: { readonly id: string; readonly maxTokens: number }): GenTx | null {
   const id = hashFromHexRaw(r.id);
   // One commitment in twenty claims more tokens than allowed: its reveal can never be valid.
@@ -515,7 +572,7 @@ function reveal(w: Model, miner: Party, r: RequestRecord, change: Partial<Secret
   return act(w, miner, { kind: OpoiKind.REVEAL, requestId: hashFromHexRaw(r.id), miner: miner.actor, responseHash, tokenCount, salt });
 }
 
-function stake(w: Model, h: number, miner: Party, collateral: bigint, to = miner.script): GenTx | null {
+function stake(w: Model, h: number, miner: Party, collateral: bigint, to = miner.script, serves?: string[]): GenTx | null {
   const old = w.stakes.get(miner.id);
   // Once unstaked, the old collateral may be spent in the new STAKE itself.
   const extra: Extra[] = old && status(old, h) === 'UNSTAKED' ? [{ coin: w.coins.get(collateralKey(old))!, signer: miner }] : [];
@@ -525,7 +582,9 @@ function stake(w: Model, h: number, miner: Party, collateral: bigint, to = miner
     modelId: rng.pick(['tiny', 'llama3.2:1b']),
     endpoint: rng.pick(['', 'http://127.0.0.1:8080']),
   };
-  return act(w, miner, payload, [{ value: collateral, scriptPubKey: to }], extra);
+  // Half the stakes declare some of the registered manifests.
+  const list = serves ?? (rng.chance(0.5) ? rng.shuffle([...w.manifests.keys()]).slice(0, rng.int(1, 8)) : []);
+  return act(w, miner, list.length > 0 ? { ...payload, serves: list } : payload, [{ value: collateral, scriptPubKey: to }], extra);
 }
 
 const stakeAction = (w: Model, miner: Party, kind: OpoiKind.RENEW | OpoiKind.UNSTAKE, payer = miner) => act(w, payer, { kind, miner: miner.actor });
@@ -570,6 +629,7 @@ type Proposer = (w: Model, h: number) => GenTx | GenTx[] | null;
 function proposers(): Proposer[] {
   const list: Proposer[] = [];
   for (const q of REQUESTERS) if (rng.chance(0.25)) list.push((w) => request(w, q));
+  if (rng.chance(0.1)) list.push((w) => manifest(w, rng.pick(PARTIES)));
   for (const m of MINERS) {
     if (rng.chance(m.renewRate)) list.push((w) => stakeAction(w, m, OpoiKind.RENEW));
     // The miner that never renews never unstakes either: its stake lapses into SUSPENDED.
@@ -817,7 +877,52 @@ const BREAKERS: Breaker[] = [
   },
   {
     reason: 'bad-opoi-model',
-    make: (w) => request(w, rng.pick(REQUESTERS), { model: rng.pick(['', '-tiny', 'two words', 'x'.repeat(64).replace(/^x/, '.')]) }),
+    make: (w) => {
+      const name = rng.pick(['', '-tiny', 'two words', 'x'.repeat(64).replace(/^x/, '.')]);
+      return rng.chance(0.7) ? request(w, rng.pick(REQUESTERS), { model: name }) : manifest(w, rng.pick(PARTIES), { modelId: name });
+    },
+  },
+  {
+    // A registered model id again, confirmed earlier or in this very block.
+    reason: 'bad-opoi-manifest-exists',
+    make: (w, h) => {
+      const registrant = rng.pick(PARTIES);
+      const old = rng.pickOr([...w.manifests.keys()]);
+      if (old && rng.chance(0.6)) return manifest(w, registrant, { modelId: old });
+      const first = manifest(w, registrant);
+      if (!first) return null;
+      const next = copy(w);
+      if (modelTx(next, first, h) !== null) return null;
+      const again = manifest(next, otherThan(registrant), { modelId: (first.payload as ManifestPayload).modelId });
+      return again && [first, again];
+    },
+  },
+  { reason: 'bad-opoi-manifest-fee', make: (w) => manifest(w, rng.pick(PARTIES), {}, rng.pick([0n, P.manifestFee - 1n])) },
+  { reason: 'bad-opoi-manifest-file', make: (w) => manifest(w, rng.pick(PARTIES), { ggufSize: 0n }) },
+  {
+    reason: 'bad-opoi-manifest-rule',
+    make: (w) =>
+      manifest(w, rng.pick(PARTIES), rng.pick<Partial<ManifestPayload>>([{ decoding: 1 }, { flags: 3 }, { flags: 0x10 }, { flags: 0x84 }])),
+  },
+  {
+    // A STAKE serving an unregistered model id, or one id twice.
+    reason: 'bad-opoi-stake-manifest',
+    make: (w, h) => {
+      const held = locked(w);
+      const rich = (p: Party) => [...w.coins.values()].some((c) => c.owner === p && !held.has(c.key) && c.value >= P.minStake + FEE);
+      const p = rng.pickOr(PARTIES.filter((p) => (!w.stakes.has(p.id) || status(w.stakes.get(p.id)!, h) === 'UNSTAKED') && rich(p)));
+      if (!p) return null;
+      const registered = rng.pickOr([...w.manifests.keys()]);
+      const unregistered = rng.pickOr(['never-registered', ...MANIFEST_IDS.filter((id) => !w.manifests.has(id))])!;
+      const serves =
+        registered && rng.chance(0.5)
+          ? rng.pick([
+              [registered, unregistered],
+              [registered, registered],
+            ])
+          : [unregistered];
+      return stake(w, h, p, P.minStake, p.script, serves);
+    },
   },
   { reason: 'bad-opoi-task-type', make: (w) => request(w, rng.pick(REQUESTERS), { taskType: 1 }) },
   {
@@ -960,7 +1065,7 @@ async function run(h: Harness, atStep: (s: number) => void): Promise<void> {
   });
   const rootBlock = nextBlock(h.chain, { txs: [funding] });
   assert.deepEqual(await h.chain.processBlock(rootBlock), { status: 'accepted', entry: h.chain.tip });
-  const rootModel: Model = { requests: new Map(), commits: new Map(), secrets: new Map(), stakes: new Map(), coins: new Map() };
+  const rootModel: Model = { requests: new Map(), commits: new Map(), secrets: new Map(), stakes: new Map(), manifests: new Map(), coins: new Map() };
   outputs.forEach((o, vout) => {
     const key = coinKey(funding.txidHex, vout);
     rootModel.coins.set(key, { key, txid: funding.txid, vout, value: o.value, owner: partyByScript(o.scriptPubKey), escrowOf: null });
@@ -1132,6 +1237,7 @@ async function run(h: Harness, atStep: (s: number) => void): Promise<void> {
   const expected = [
     ...BREAKERS.map((b) => b.reason).filter((r) => r !== 'noise'),
     ...['reorg', 'reorg-to-invalid', 'invalidateblock', 'reconsiderblock', 'restart', 'collateral released', 'executor commit'],
+    ...['manifest registered', 'stake serving a manifest'],
     ...['stake ACTIVE', 'stake SUSPENDED', 'stake UNSTAKING', 'stake UNSTAKED', 'request FULFILLED paid', 'request EXPIRED paid'],
   ];
   const missing = expected.filter((r) => !seen.has(r));
@@ -1174,5 +1280,16 @@ function compare(h: Harness, m: Model, tip: GenBlock): void {
     assert.equal(o.collateralOwner(hashFromHex(s.collateralTxid), s.collateralVout), s.miner);
   }
   for (const miner of MINERS) if (!m.stakes.has(miner.id)) assert.equal(o.stake(miner.id), undefined);
+  assert.deepEqual(
+    sorted(o.manifests(), (x) => x.modelId),
+    sorted(m.manifests.values(), (x) => x.modelId),
+    `manifests ${at}`,
+  );
+  for (const x of m.manifests.values()) {
+    assert.deepEqual(o.manifest(x.modelId), x);
+    count('manifest registered');
+  }
+  for (const id of MANIFEST_IDS) if (!m.manifests.has(id)) assert.equal(o.manifest(id), undefined, `no manifest ${id} ${at}`);
+  for (const s of m.stakes.values()) if (s.serves.length > 0) count('stake serving a manifest');
   for (const c of m.coins.values()) assert.equal(h.chain.getCoin({ txid: c.txid, vout: c.vout })?.value, c.value, `coin ${c.key} ${at}`);
 }

@@ -1,65 +1,35 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { DecodeError } from '../encoding/errors.ts';
-import { hashToHex, toHex } from '../encoding/hex.ts';
+import { toHex } from '../encoding/hex.ts';
 import { REGTEST } from '../params/networks.ts';
 import { Transaction, type TxOut } from '../primitives/tx.ts';
-import { ValidationError } from '../validation/errors.ts';
 import { actorKey, actorScript, paysActor } from './actor.ts';
 import { commitmentHash, commitmentHex, drawWinner, escrowAmount, requestIdFromUuid, requestIdHexFromUuid, requestIdToUuid } from './commitment.ts';
 import { escrowRequestId, escrowScript } from './escrow.ts';
-import { ActorType, OpoiKind, type OpoiPayload, decodeOpoiPayload, encodeOpoiPayload, opoiPayloadBytes, opoiPayloadScript } from './payload.ts';
-import type { CommitRecord, RequestRecord, StakeRecord } from './records.ts';
+import {
+  ActorType,
+  BosRule,
+  MANIFEST_PARSE_SPECIAL,
+  MANIFEST_TEMPLATE,
+  MAX_OPOI_PAYLOAD,
+  OpoiKind,
+  type OpoiPayload,
+  decodeOpoiPayload,
+  encodeOpoiPayload,
+  opoiPayloadBytes,
+  opoiPayloadScript,
+} from './payload.ts';
+import type { CommitRecord, ManifestRecord, RequestRecord, StakeRecord } from './records.ts';
 import { decodeRecord, encodeRecord } from './records.ts';
-import { type OpoiEvent, type OpoiState, applyOpoiTransaction, payoutOutputs, resolveOpoiBlock } from './rules.ts';
+import { type OpoiEvent, applyOpoiTransaction, payoutOutputs, resolveOpoiBlock } from './rules.ts';
+import { MemoryState, actingTx, expectReject, payloadOut } from '../../test/opoi-state.ts';
 
 const P = REGTEST.opoi;
 const ID = requestIdFromUuid('0b4f6a3e-1c2d-4e5f-8a9b-0c1d2e3f4a5b');
 const requester = { type: ActorType.P2WPKH, hash: new Uint8Array(20).fill(1) };
 const minerA = { type: ActorType.P2WPKH, hash: new Uint8Array(20).fill(2) };
 const minerB = { type: ActorType.P2PKH, hash: new Uint8Array(20).fill(3) };
-
-/** A map-backed OpoiState, the simplest thing that satisfies the interface. */
-class MemoryState implements OpoiState {
-  requests = new Map<string, RequestRecord>();
-  commits = new Map<string, CommitRecord>();
-  stakes = new Map<string, StakeRecord>();
-  dues = new Map<number, Set<string>>();
-  request = (id: string) => this.requests.get(id);
-  putRequest = (r: RequestRecord) => void this.requests.set(r.id, r);
-  commit = (id: string, m: string) => this.commits.get(`${id}:${m}`);
-  commitsOf = (id: string) => [...this.commits.values()].filter((c) => c.requestId === id);
-  putCommit = (c: CommitRecord) => void this.commits.set(`${c.requestId}:${c.miner}`, c);
-  stake = (m: string) => this.stakes.get(m);
-  putStake = (s: StakeRecord) => void this.stakes.set(s.miner, s);
-  deleteStake = (m: string) => void this.stakes.delete(m);
-  collateralOwner = (txid: Uint8Array, vout: number) =>
-    [...this.stakes.values()].find((s) => s.collateralVout === vout && s.collateralTxid === hashToHex(txid))?.miner;
-  due = (h: number) => [...(this.dues.get(h) ?? [])];
-  addDue = (h: number, id: string) => void (this.dues.get(h) ?? this.dues.set(h, new Set()).get(h)!).add(id);
-  removeDue = (h: number, id: string) => void this.dues.get(h)?.delete(id);
-}
-
-let serial = 0;
-/** A transaction spending one coin of `actor` (signature byte SIGHASH_ALL unless told) with `outputs`. */
-function actingTx(actor: typeof requester, outputs: TxOut[], sighash = 1): { tx: Transaction; spent: TxOut[] } {
-  const prevTxid = new Uint8Array(32);
-  prevTxid[0] = ++serial;
-  prevTxid[1] = serial >> 8;
-  const sig = Uint8Array.of(0x30, 0x00, sighash);
-  const input =
-    actor.type === ActorType.P2WPKH
-      ? { prevout: { txid: prevTxid, vout: 0 }, scriptSig: new Uint8Array(0), sequence: 0xffffffff, witness: [sig, new Uint8Array(33)] }
-      : { prevout: { txid: prevTxid, vout: 0 }, scriptSig: Uint8Array.of(3, ...sig, 33, ...new Uint8Array(33)), sequence: 0xffffffff, witness: [] };
-  const tx = new Transaction({ version: 2, inputs: [input], outputs, locktime: 0 });
-  return { tx, spent: [{ value: 1_000_000_000n, scriptPubKey: actorScript(actor) }] };
-}
-
-const payloadOut = (p: OpoiPayload): TxOut => ({ value: 0n, scriptPubKey: opoiPayloadScript(p) });
-
-function expectReject(fn: () => void, reason: string): void {
-  assert.throws(fn, (e: unknown) => e instanceof ValidationError && e.reason === reason);
-}
 
 test('payloads round-trip for every kind and reject malformed bytes with DecodeError', () => {
   const samples: OpoiPayload[] = [
@@ -102,6 +72,34 @@ test('payloads round-trip for every kind and reject malformed bytes with DecodeE
     { kind: OpoiKind.STAKE, miner: minerA, modelId: 'tiny', endpoint: 'stratum+tcp://127.0.0.1:3532' },
     { kind: OpoiKind.RENEW, miner: minerA },
     { kind: OpoiKind.UNSTAKE, miner: minerB },
+    {
+      kind: OpoiKind.STAKE,
+      miner: minerB,
+      modelId: 'x'.repeat(128),
+      endpoint: 'y'.repeat(128),
+      serves: Array.from({ length: 8 }, (_, i) => `${i}`.repeat(64)),
+    },
+    {
+      kind: OpoiKind.MANIFEST,
+      registrant: minerA,
+      modelId: 'qwen2.5-0.5b-instruct-q4_k_m',
+      ggufSha256: new Uint8Array(32).fill(0x11),
+      ggufSize: 491_400_032n,
+      decoding: 0,
+      flags: BosRule.METADATA,
+      tolerance: 65536,
+    },
+    {
+      kind: OpoiKind.MANIFEST,
+      registrant: minerB,
+      modelId: 'm'.repeat(64),
+      ggufSha256: new Uint8Array(32).fill(0x22),
+      ggufSize: 2n ** 64n - 1n,
+      decoding: 0,
+      flags: BosRule.ALWAYS | MANIFEST_PARSE_SPECIAL | MANIFEST_TEMPLATE,
+      templateHash: new Uint8Array(32).fill(0x33),
+      tolerance: 0xffffffff,
+    },
   ];
   for (const p of samples) {
     const bytes = encodeOpoiPayload(p);
@@ -109,7 +107,12 @@ test('payloads round-trip for every kind and reject malformed bytes with DecodeE
     assert.deepEqual(opoiPayloadBytes(opoiPayloadScript(p)), bytes);
     // Every truncation and one trailing byte are malformed, never anything else; but a bound
     // REQUEST without its trailing executor is the same request unbound (the signature covers it).
-    const unbound = p.kind === OpoiKind.REQUEST && p.executor ? bytes.length - 21 : -1;
+    const unbound =
+      p.kind === OpoiKind.REQUEST && p.executor
+        ? bytes.length - 21
+        : p.kind === OpoiKind.STAKE && p.serves
+          ? bytes.length - 1 - p.serves.reduce((n, id) => n + 1 + id.length, 0)
+          : -1;
     for (let n = 0; n < bytes.length; n++) {
       if (n !== unbound) assert.throws(() => decodeOpoiPayload(bytes.subarray(0, n)), DecodeError);
     }
@@ -117,9 +120,26 @@ test('payloads round-trip for every kind and reject malformed bytes with DecodeE
       const { executor, ...rest } = p;
       assert.deepEqual(decodeOpoiPayload(bytes.subarray(0, unbound)), rest);
     }
+    if (p.kind === OpoiKind.STAKE && p.serves) {
+      const { serves, ...rest } = p;
+      assert.deepEqual(decodeOpoiPayload(bytes.subarray(0, unbound)), rest, 'a STAKE without its list serves nothing, as before the field');
+    }
     assert.throws(() => decodeOpoiPayload(Uint8Array.of(...bytes, 0)), DecodeError);
   }
   assert.equal(encodeOpoiPayload(samples[1]).length, 219, 'the largest REQUEST (longest model and class, an executor) fits the limit');
+  assert.equal(encodeOpoiPayload(samples[7]).length, 806, 'the largest STAKE (longest texts, 8 longest served ids) fits the limit');
+  assert.ok(806 <= MAX_OPOI_PAYLOAD);
+  assert.equal(encodeOpoiPayload(samples[9]).length, 6 + 21 + 65 + 32 + 8 + 1 + 1 + 32 + 4, 'the largest MANIFEST takes 170 bytes');
+  // A served list of 0 or 9 ids, and a template flag without its hash, are malformed.
+  const stake = encodeOpoiPayload(samples[4]);
+  assert.throws(() => decodeOpoiPayload(Uint8Array.of(...stake, 0)), DecodeError);
+  assert.throws(() => decodeOpoiPayload(Uint8Array.of(...stake, 9, ...Array.from({ length: 9 }, () => [1, 0x61]).flat())), DecodeError);
+  assert.deepEqual((decodeOpoiPayload(Uint8Array.of(...stake, 1, 1, 0x61)) as OpoiPayload & { kind: OpoiKind.STAKE }).serves, ['a']);
+  const plain = encodeOpoiPayload(samples[8]);
+  const flagged = Uint8Array.from(plain);
+  flagged[plain.length - 5] = MANIFEST_TEMPLATE;
+  assert.throws(() => decodeOpoiPayload(flagged), DecodeError, 'the template flag reads 32 more bytes than there are');
+  assert.throws(() => encodeOpoiPayload({ ...(samples[8] as OpoiPayload & { kind: OpoiKind.MANIFEST }), flags: MANIFEST_TEMPLATE }), RangeError);
   // Seeded random mutations: decoding either succeeds or throws DecodeError.
   let seed = 42;
   const rand = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31);
@@ -207,6 +227,7 @@ test('records encode deterministically, bigints included, and decode to equal va
     amount: 123456789012345678n,
     modelId: '12n',
     endpoint: '',
+    serves: [],
     txid: 'aa'.repeat(32),
     height: 5,
     renewedHeight: 5,
@@ -250,7 +271,33 @@ test('records encode deterministically, bigints included, and decode to equal va
   const pending: RequestRecord = { ...r, status: 'PENDING', firstCommitHeight: null, winner: null, winnerTokens: null, resolvedHeight: null };
   const paid: RequestRecord = { ...r, status: 'EXPIRED', payoutTxid: '06'.repeat(32), payoutHeight: 0 };
   const bound: RequestRecord = { ...pending, executor: actorKey(minerA) };
-  for (const x of [s, r, pending, paid, bound, c, { ...c, reveal: null }, { ...s, unstakeHeight: 0, modelId: '', endpoint: 'é'.repeat(300) }]) {
+  const m: ManifestRecord = {
+    modelId: 'qwen2.5-0.5b',
+    registrant: actorKey(minerB),
+    ggufSha256: '07'.repeat(32),
+    ggufSize: 2n ** 64n - 1n,
+    decoding: 0,
+    flags: 6,
+    templateHash: null,
+    tolerance: 0xffffffff,
+    fee: 10_000_000n,
+    txid: '08'.repeat(32),
+    height: 3,
+  };
+  const serving: StakeRecord = { ...s, serves: ['qwen2.5-0.5b', 'x'.repeat(64)] };
+  for (const x of [
+    s,
+    r,
+    pending,
+    paid,
+    bound,
+    c,
+    { ...c, reveal: null },
+    { ...s, unstakeHeight: 0, modelId: '', endpoint: 'é'.repeat(300) },
+    serving,
+    m,
+    { ...m, templateHash: '09'.repeat(32) },
+  ]) {
     const bytes = encodeRecord(x);
     assert.deepEqual(decodeRecord(bytes), x, 'a record decodes to itself');
     assert.deepEqual(encodeRecord(decodeRecord(bytes)), bytes, 'and encodes to the same bytes');
@@ -273,6 +320,15 @@ test('records encode deterministically, bigints included, and decode to equal va
       .subarray(1 + 16 + 32 + 4 + 21, 1 + 16 + 32 + 4 + 21 + 22)
       .toString('hex'),
     `01${actorKey(minerA)}`,
+  );
+  assert.equal(
+    encodeRecord(serving).length,
+    encodeRecord(s).length + text('qwen2.5-0.5b') + text('x'.repeat(64)),
+    'served ids: a count byte then texts',
+  );
+  assert.equal(
+    encodeRecord(m).toString('hex'),
+    `040c00${Buffer.from('qwen2.5-0.5b').toString('hex')}${actorKey(minerB)}${'07'.repeat(32)}${'ff'.repeat(8)}000600ffffffff8096980000000000${'08'.repeat(32)}03000000`,
   );
   assert.throws(() => decodeRecord(Buffer.of(9)), { name: 'DecodeError' }, 'an unknown tag is refused');
   assert.throws(() => encodeRecord({ ...c, txid: 'zz'.repeat(32) }), RangeError, 'a field that is not hex of its size is refused');

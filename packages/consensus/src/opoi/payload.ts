@@ -16,11 +16,17 @@ import type { Transaction } from '../primitives/tx.ts';
 
 export const OPOI_MAGIC = Uint8Array.of(0x4f, 0x50, 0x4f, 0x49); // "OPOI"
 export const OPOI_VERSION = 1;
-/** Largest payload (the push after OP_RETURN): a REQUEST with a 64-byte model, a 32-byte class and an executor takes 219. */
-export const MAX_OPOI_PAYLOAD = 256;
+/**
+ * Largest payload (the push after OP_RETURN). The largest STAKE (128-character model id and
+ * endpoint, 8 served manifests of 64 characters) takes 806 bytes; 256 did not even hold a STAKE
+ * with both texts at their bound (285).
+ */
+export const MAX_OPOI_PAYLOAD = 1024;
 export const MAX_MODEL_NAME = 64;
 export const MAX_TASK_CLASS = 32;
 export const MAX_STAKE_TEXT = 128;
+/** Manifests one STAKE may declare it serves. */
+export const MAX_STAKE_MANIFESTS = 8;
 
 export enum OpoiKind {
   REQUEST = 1,
@@ -29,6 +35,7 @@ export enum OpoiKind {
   STAKE = 4,
   RENEW = 5,
   UNSTAKE = 6,
+  MANIFEST = 7,
 }
 
 /**
@@ -94,6 +101,47 @@ export interface StakePayload {
   readonly miner: Actor;
   readonly modelId: string;
   readonly endpoint: string;
+  /**
+   * The registered manifests (model ids) the staker serves, when it declares any: a trailing
+   * count byte (1..MAX_STAKE_MANIFESTS) and the names, absent when none, so that a STAKE without
+   * them keeps its bytes.
+   */
+  readonly serves?: readonly string[];
+}
+
+/** The only decoding rule so far: greedy (argmax) decoding, docs/protocol.md (model manifests). */
+export const DECODING_GREEDY = 0;
+/** How the prompt's leading BOS token is decided (the low two bits of a manifest's flags). */
+export enum BosRule {
+  /** As the GGUF's metadata says (tokenizer.ggml.add_bos_token, llama.cpp's default without it). */
+  METADATA = 0,
+  NEVER = 1,
+  ALWAYS = 2,
+}
+export const MANIFEST_BOS_MASK = 0x03;
+/** Special-token text in the prompt is tokenized as those special tokens (llama.cpp's parse_special). */
+export const MANIFEST_PARSE_SPECIAL = 0x04;
+/** A chat template wraps the prompt; its SHA-256 follows the flags. */
+export const MANIFEST_TEMPLATE = 0x08;
+export const MANIFEST_KNOWN_FLAGS = MANIFEST_BOS_MASK | MANIFEST_PARSE_SPECIAL | MANIFEST_TEMPLATE;
+/** A manifest's tolerance counts logits in units of 2^-16. */
+export const TOLERANCE_ONE_LOGIT = 65536;
+
+/** A model manifest: what an auditor needs to replay an answer exactly (immutable once registered). */
+export interface ManifestPayload {
+  readonly kind: OpoiKind.MANIFEST;
+  readonly registrant: Actor;
+  readonly modelId: string;
+  /** SHA-256 of the exact GGUF file. */
+  readonly ggufSha256: Uint8Array;
+  readonly ggufSize: bigint;
+  readonly decoding: number;
+  /** BOS rule, parse-special and template bits (MANIFEST_* above). */
+  readonly flags: number;
+  /** SHA-256 of the chat template text, present exactly when flags has MANIFEST_TEMPLATE. */
+  readonly templateHash?: Uint8Array;
+  /** Largest accepted gap between the argmax logit and the claimed token's, in 2^-16 logit. */
+  readonly tolerance: number;
 }
 
 export interface StakeActionPayload {
@@ -101,7 +149,7 @@ export interface StakeActionPayload {
   readonly miner: Actor;
 }
 
-export type OpoiPayload = RequestPayload | CommitPayload | RevealPayload | StakePayload | StakeActionPayload;
+export type OpoiPayload = RequestPayload | CommitPayload | RevealPayload | StakePayload | StakeActionPayload | ManifestPayload;
 
 // A model name is a plain identifier (OPEN tasks) such as "llama3.2:1b" or "org/model-7b.Q4".
 const MODEL_NAME = /^[A-Za-z0-9][A-Za-z0-9._:/+-]*$/;
@@ -160,10 +208,23 @@ export function encodeOpoiPayload(p: OpoiPayload): Uint8Array {
       writeActor(w, p.miner);
       writeText(w, p.modelId);
       writeText(w, p.endpoint);
+      if (p.serves && p.serves.length > 0) {
+        w.u8(p.serves.length);
+        for (const id of p.serves) writeText(w, id);
+      }
       break;
     case OpoiKind.RENEW:
     case OpoiKind.UNSTAKE:
       writeActor(w, p.miner);
+      break;
+    case OpoiKind.MANIFEST:
+      writeActor(w, p.registrant);
+      writeText(w, p.modelId);
+      w.bytes(p.ggufSha256).u64le(p.ggufSize).u8(p.decoding).u8(p.flags);
+      if (((p.flags & MANIFEST_TEMPLATE) !== 0) !== (p.templateHash !== undefined))
+        throw new RangeError('a template hash goes with the template flag');
+      if (p.templateHash) w.bytes(p.templateHash);
+      w.u32le(p.tolerance);
       break;
   }
   const bytes = w.finish();
@@ -216,9 +277,30 @@ export function decodeOpoiPayload(bytes: Uint8Array): OpoiPayload {
         salt: r.bytes(32, 'salt'),
       };
       break;
-    case OpoiKind.STAKE:
+    case OpoiKind.STAKE: {
       p = { kind, miner: readActor(r), modelId: readText(r, MAX_STAKE_TEXT, 'model id'), endpoint: readText(r, MAX_STAKE_TEXT, 'endpoint') };
+      if (r.remaining > 0) {
+        // A count of 0 would be a second encoding of "serves none", which is the absent list.
+        const count = r.u8();
+        if (count < 1 || count > MAX_STAKE_MANIFESTS)
+          throw new DecodeError('invalid', `a STAKE serves 1..${MAX_STAKE_MANIFESTS} manifests, not ${count}`);
+        const serves: string[] = [];
+        for (let i = 0; i < count; i++) serves.push(readText(r, MAX_MODEL_NAME, 'served model id'));
+        p = { ...p, serves };
+      }
       break;
+    }
+    case OpoiKind.MANIFEST: {
+      const registrant = readActor(r);
+      const modelId = readText(r, MAX_MODEL_NAME, 'model id');
+      const ggufSha256 = r.bytes(32, 'GGUF SHA-256');
+      const ggufSize = r.u64le();
+      const decoding = r.u8();
+      const flags = r.u8();
+      const templateHash = flags & MANIFEST_TEMPLATE ? r.bytes(32, 'template hash') : undefined;
+      p = { kind, registrant, modelId, ggufSha256, ggufSize, decoding, flags, ...(templateHash ? { templateHash } : {}), tolerance: r.u32le() };
+      break;
+    }
     case OpoiKind.RENEW:
     case OpoiKind.UNSTAKE:
       p = { kind, miner: readActor(r) };

@@ -22,6 +22,10 @@ import {
   type Actor,
   ActorType,
   type CommitPayload,
+  DECODING_GREEDY,
+  MANIFEST_BOS_MASK,
+  MANIFEST_KNOWN_FLAGS,
+  type ManifestPayload,
   OpoiKind,
   type OpoiPayload,
   type RequestPayload,
@@ -34,7 +38,16 @@ import {
   opoiPayloadBytes,
   opoiPayloadIndex,
 } from './payload.ts';
-import { type CommitRecord, type RequestRecord, type StakeRecord, commitWindowClose, expiryHeight, revealDeadline, stakeStatus } from './records.ts';
+import {
+  type CommitRecord,
+  type ManifestRecord,
+  type RequestRecord,
+  type StakeRecord,
+  commitWindowClose,
+  expiryHeight,
+  revealDeadline,
+  stakeStatus,
+} from './records.ts';
 
 /** Reads and writes of the OPoI state, as of the point in the chain being validated. */
 export interface OpoiState {
@@ -50,24 +63,39 @@ export interface OpoiState {
   deleteStake(miner: string): void;
   /** The miner whose stake holds this outpoint as collateral (called for every input: keep it cheap). */
   collateralOwner(txid: Uint8Array, vout: number): string | undefined;
+  manifest(modelId: string): ManifestRecord | undefined;
+  putManifest(m: ManifestRecord): void;
   /** Requests to resolve at the end of the block at `height`. */
   due(height: number): string[];
   addDue(height: number, requestId: string): void;
   removeDue(height: number, requestId: string): void;
 }
 
-export type OpoiEventType = 'request' | 'commit' | 'reveal' | 'resolved' | 'expired' | 'paid' | 'stake' | 'renew' | 'unstake' | 'released';
+export type OpoiEventType =
+  | 'request'
+  | 'commit'
+  | 'reveal'
+  | 'resolved'
+  | 'expired'
+  | 'paid'
+  | 'stake'
+  | 'renew'
+  | 'unstake'
+  | 'released'
+  | 'manifest';
 
 /** One lifecycle step, as the chain made it (WebSocket `opoi`, ZeroMQ `opoi`). */
 export interface OpoiEvent {
   readonly type: OpoiEventType;
   readonly height: number;
-  /** Request id (32 hex digits) for request steps, null for stake steps. */
+  /** Request id (32 hex digits) for request steps, null for stake and manifest steps. */
   readonly requestId: string | null;
-  /** Actor key of the miner or staker, where one acts (the winner for `resolved`). */
+  /** Actor key of the miner or staker, where one acts (the winner for `resolved`, the registrant for `manifest`). */
   readonly miner: string | null;
   /** The transaction that made the step; null for steps a block's end makes (resolved, expired). */
   readonly txid: string | null;
+  /** The registered model id, on `manifest` steps only. */
+  readonly modelId?: string;
 }
 
 function bad(reason: string, debug = ''): ValidationError {
@@ -170,6 +198,8 @@ export function applyOpoiTransaction(
     case OpoiKind.RENEW:
     case OpoiKind.UNSTAKE:
       return applyStakeAction(state, tx, spent, payload, height, events);
+    case OpoiKind.MANIFEST:
+      return applyManifest(state, tx, spent, payload, height, p, events);
   }
 }
 
@@ -313,6 +343,11 @@ function applyStake(
   if (!paysActor(out.scriptPubKey, s.miner) || out.value < p.minStake) {
     throw bad('bad-opoi-stake-collateral', `output 0 must pay at least ${p.minStake} to the staker`);
   }
+  const serves = s.serves ?? [];
+  serves.forEach((id, i) => {
+    if (serves.indexOf(id) !== i) throw bad('bad-opoi-stake-manifest', `manifest '${id}' is listed twice`);
+    if (!state.manifest(id)) throw bad('bad-opoi-stake-manifest', `no registered manifest '${id}'`);
+  });
   state.putStake({
     miner,
     collateralTxid: tx.txidHex,
@@ -320,6 +355,7 @@ function applyStake(
     amount: out.value,
     modelId: s.modelId,
     endpoint: s.endpoint,
+    serves: [...serves],
     txid: tx.txidHex,
     height,
     renewedHeight: height,
@@ -344,6 +380,43 @@ function applyStakeAction(
   const renew = a.kind === OpoiKind.RENEW;
   state.putStake(renew ? { ...s, renewedHeight: height } : { ...s, unstakeHeight: height });
   events.push({ type: renew ? 'renew' : 'unstake', height, requestId: null, miner, txid: tx.txidHex });
+}
+
+function applyManifest(
+  state: OpoiState,
+  tx: Transaction,
+  spent: readonly TxOut[],
+  m: ManifestPayload,
+  height: number,
+  p: OpoiParams,
+  events: OpoiEvent[],
+): void {
+  requireSignedBy(tx, spent, m.registrant);
+  if (!isValidModelName(m.modelId)) throw bad('bad-opoi-model', `model id '${m.modelId}'`);
+  if (state.manifest(m.modelId)) throw bad('bad-opoi-manifest-exists', `manifest '${m.modelId}' is registered (manifests are immutable)`);
+  if (m.ggufSize === 0n) throw bad('bad-opoi-manifest-file', 'a GGUF file is not empty');
+  if (m.decoding !== DECODING_GREEDY || (m.flags & ~MANIFEST_KNOWN_FLAGS) !== 0 || (m.flags & MANIFEST_BOS_MASK) === MANIFEST_BOS_MASK) {
+    throw bad('bad-opoi-manifest-rule', `unknown decoding ${m.decoding} or flags 0x${m.flags.toString(16)}`);
+  }
+  // The fee is burned: an OP_RETURN output's value can never be spent, and unlike a miner fee a
+  // miner cannot pay it back to itself by registering in its own block.
+  const fee = tx.outputs[opoiPayloadIndex(tx)].value;
+  if (fee < p.manifestFee) throw bad('bad-opoi-manifest-fee', `the payload output burns ${fee}, less than ${p.manifestFee}`);
+  const registrant = actorKey(m.registrant);
+  state.putManifest({
+    modelId: m.modelId,
+    registrant,
+    ggufSha256: toHex(m.ggufSha256),
+    ggufSize: m.ggufSize,
+    decoding: m.decoding,
+    flags: m.flags,
+    templateHash: m.templateHash ? toHex(m.templateHash) : null,
+    tolerance: m.tolerance,
+    fee,
+    txid: tx.txidHex,
+    height,
+  });
+  events.push({ type: 'manifest', height, requestId: null, miner: registrant, txid: tx.txidHex, modelId: m.modelId });
 }
 
 function applyPayout(state: OpoiState, tx: Transaction, id: string, height: number, events: OpoiEvent[]): void {

@@ -65,6 +65,8 @@ export interface OpoiParams {
   readonly maxCommits: number;
   /** Largest max_tokens a request may declare. */
   readonly maxTokens: number;
+  /** Least a MANIFEST burns (the value of its payload output): manifests are kept forever. */
+  readonly manifestFee: bigint;
 }
 
 // 12.5 coins every 120 s, halving every 840,000 blocks (~3.2 years): the subsidy sums to just
@@ -129,6 +131,7 @@ export const MAIN: ChainParams = params({
     unstakeCooldown: 1440,
     maxCommits: 64,
     maxTokens: 1_000_000,
+    manifestFee: COIN,
   },
   genesisFields: GENESIS_MAIN,
 });
@@ -167,6 +170,7 @@ export const REGTEST: ChainParams = params({
     revealWindow: 4,
     stakeRenewal: 100,
     unstakeCooldown: 10,
+    manifestFee: COIN / 10n,
   },
   genesisFields: GENESIS_REGTEST,
 });

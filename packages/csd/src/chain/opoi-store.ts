@@ -1,7 +1,7 @@
 /**
  * The node's OPoI state, derived from the active chain and kept in the chain's database beside the
- * UTXO set: requests, commits with their reveals, stakes, the collateral they lock and the
- * requests due at each height. A block's OPoI changes are computed on an overlay (BlockOverlay)
+ * UTXO set: requests, commits with their reveals, stakes, the collateral they lock, the
+ * requests due at each height and the registered model manifests. A block's OPoI changes are computed on an overlay (BlockOverlay)
  * by the consensus rules and written in the same database transaction as the block, with an undo
  * record of every value they replaced, so disconnecting the block restores the state exactly.
  */
@@ -9,6 +9,7 @@ import { createHash } from 'node:crypto';
 import {
   type Block,
   type CommitRecord,
+  type ManifestRecord,
   type OpoiEvent,
   type OpoiParams,
   type OpoiState,
@@ -26,14 +27,17 @@ import {
 import { type ChainDatabase, type Table, readLargeInto } from '../storage/database.ts';
 
 /** Tables in the order of their ids in undo records (and in the state digest). */
-const TABLE_NAMES = ['opoirequest', 'opoicommit', 'opoistake', 'opoicollateral', 'opoidue'] as const;
-type TableId = 0 | 1 | 2 | 3 | 4;
+const TABLE_NAMES = ['opoirequest', 'opoicommit', 'opoistake', 'opoicollateral', 'opoidue', 'opoimanifest'] as const;
+type TableId = 0 | 1 | 2 | 3 | 4 | 5;
 const REQUEST: TableId = 0;
 const COMMIT: TableId = 1;
 const STAKE: TableId = 2;
 const COLLATERAL: TableId = 3;
 const DUE: TableId = 4;
+const MANIFEST: TableId = 5;
 const hexKey = (hex: string) => Buffer.from(hex, 'hex');
+/** A manifest's key: its model id's ASCII bytes (in hex, the form the overlay keys tables by). */
+const manifestHex = (modelId: string) => Buffer.from(modelId, 'latin1').toString('hex');
 
 /**
  * A height's due record: key the height (4 bytes, big-endian), value the ids of the requests due
@@ -82,7 +86,7 @@ interface Write {
   readonly before?: Uint8Array | null;
 }
 
-type AnyRecord = RequestRecord | CommitRecord | StakeRecord;
+type AnyRecord = RequestRecord | CommitRecord | StakeRecord | ManifestRecord;
 
 /** A block's OPoI changes, ready to be written with the block. */
 export interface OpoiBlockChanges {
@@ -187,6 +191,16 @@ export class OpoiStore {
 
   *stakes(): Generator<StakeRecord> {
     for (const { value } of this.tables[STAKE].getRange({})) yield decodeRecord<StakeRecord>(value);
+  }
+
+  manifest(modelId: string): ManifestRecord | undefined {
+    const raw = this.raw(MANIFEST, hexKey(manifestHex(modelId)));
+    return raw ? decodeRecord<ManifestRecord>(raw) : undefined;
+  }
+
+  /** In model id order (the table's key order). */
+  *manifests(): Generator<ManifestRecord> {
+    for (const { value } of this.tables[MANIFEST].getRange({})) yield decodeRecord<ManifestRecord>(value);
   }
 
   collateralOwner(txid: Uint8Array, vout: number): string | undefined {
@@ -294,7 +308,7 @@ export class OpoiStore {
   }
 }
 
-/** A pending write: the record (request, commit, stake tables) or raw bytes; null deletes. */
+/** A pending write: the record (request, commit, stake, manifest tables) or raw bytes; null deletes. */
 type Pending = AnyRecord | Buffer | null;
 
 /** What the store held for a key the overlay read: its bytes and the decoded record. */
@@ -320,7 +334,7 @@ export class BlockOverlay implements OpoiState {
 
   constructor(private readonly store: OpoiStore) {}
 
-  /** Request, commit and stake records by their hex key, decoded once per block. */
+  /** Request, commit, stake and manifest records by their hex key, decoded once per block. */
   private record<T extends AnyRecord>(table: TableId, hex: string): T | undefined {
     const w = this.writes[table].get(hex);
     if (w !== undefined) return (w ?? undefined) as T | undefined;
@@ -406,6 +420,14 @@ export class BlockOverlay implements OpoiState {
     if (!s) return;
     this.set(STAKE, miner, null);
     this.set(COLLATERAL, stakeCollateralKey(s).toString('hex'), null);
+  }
+
+  manifest(modelId: string): ManifestRecord | undefined {
+    return this.record<ManifestRecord>(MANIFEST, manifestHex(modelId));
+  }
+
+  putManifest(m: ManifestRecord): void {
+    this.set(MANIFEST, manifestHex(m.modelId), m);
   }
 
   collateralOwner(txid: Uint8Array, vout: number): string | undefined {

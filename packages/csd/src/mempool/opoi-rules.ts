@@ -2,9 +2,9 @@
  * OPoI in the mempool: a transaction is admitted only when the OPoI rules accept it in the next
  * block on the current tip, and when no unconfirmed transaction already takes an OPoI action it
  * would clash with inside one block (the same request id, the same miner's commit or reveal for a
- * request, or a stake action of a miner beside that miner's commits and reveals). After each new
- * tip the admitted OPoI transactions are checked again, so that templates never carry one the
- * chain has made invalid (a commit window closed, a request resolved).
+ * request, a stake action of a miner beside that miner's commits and reveals, two registrations of
+ * one model id). After each new tip the admitted OPoI transactions are checked again, so that
+ * templates never carry one the chain has made invalid (a commit window closed, a request resolved).
  */
 import {
   type OpoiPayload,
@@ -43,6 +43,8 @@ function actionKeys(p: OpoiPayload): ActionKey[] {
         { key: `miner:${miner}`, exclusive: false },
       ];
     }
+    case OpoiKind.MANIFEST:
+      return [{ key: `manifest:${p.modelId}`, exclusive: true }];
     default:
       return [{ key: `miner:${actorKey(p.miner)}`, exclusive: true }];
   }

@@ -82,9 +82,14 @@ test('every OPoI lifecycle step reaches the WebSocket opoi channel and the ZeroM
       });
       const staker = o.staker.address;
 
+      // MANIFEST: a step without a request, naming the registered model id.
+      const manifest = await o.node.call<{ txid: string }>('registermodelmanifest', 'tiny', 'ab'.repeat(32), 1000, 0, o.requester.address);
+      let [b] = await o.mine();
+      await expectAll([{ ...step('manifest', b, { miner: o.requester.address, txid: manifest.txid }), model_id: 'tiny' }]);
+
       // STAKE: a stake step, without a request.
       const stakeTxid = await o.stake();
-      let [b] = await o.mine();
+      [b] = await o.mine();
       await expectAll([step('stake', b, { miner: staker, txid: stakeTxid })]);
 
       // A request watched by one client, and a second one that will expire.

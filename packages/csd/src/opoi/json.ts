@@ -8,9 +8,13 @@
 import {
   type ChainParams,
   type CommitRecord,
+  type ManifestRecord,
   type OpoiEvent,
   type RequestRecord,
   type StakeRecord,
+  type BosRule,
+  MANIFEST_BOS_MASK,
+  MANIFEST_PARSE_SPECIAL,
   actorKeyScript,
   commitWindowClose,
   expiryHeight,
@@ -166,12 +170,35 @@ export function stakeToJson(s: StakeRecord, height: number, params: ChainParams)
     amount: amountToJson(s.amount),
     model_id: s.modelId,
     endpoint: s.endpoint,
+    serves: [...s.serves],
     txid: s.txid,
     height: s.height,
     renewed_height: s.renewedHeight,
     renew_by_height: s.renewedHeight + p.stakeRenewal,
     unstake_height: s.unstakeHeight,
     unlock_height: s.unstakeHeight === null ? null : s.unstakeHeight + p.unstakeCooldown,
+  };
+}
+
+/** BOS rules by their value in a manifest's flags (BosRule). */
+export const BOS_NAMES = ['metadata', 'never', 'always'] as const;
+
+/** A registered model manifest (getmodelmanifest, listmodelmanifests). */
+export function manifestToJson(m: ManifestRecord, height: number, params: ChainParams): JsonObject {
+  return {
+    model_id: m.modelId,
+    registrant: actorAddress(m.registrant, params),
+    gguf_sha256: m.ggufSha256,
+    gguf_size: Number(m.ggufSize),
+    decoding: 'greedy',
+    bos: BOS_NAMES[(m.flags & MANIFEST_BOS_MASK) as BosRule],
+    parse_special: (m.flags & MANIFEST_PARSE_SPECIAL) !== 0,
+    chat_template_sha256: m.templateHash,
+    tolerance: m.tolerance,
+    fee: amountToJson(m.fee),
+    txid: m.txid,
+    height: m.height,
+    confirmations: height - m.height + 1,
   };
 }
 
@@ -185,6 +212,7 @@ export function eventToJson(e: OpoiEvent, blockHash: string | null, undone: bool
     txid: e.txid,
     height: e.height,
     block_hash: blockHash,
+    ...(e.modelId !== undefined ? { model_id: e.modelId } : {}),
   };
 }
 

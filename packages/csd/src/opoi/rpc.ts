@@ -10,10 +10,14 @@ import type { RpcRegistry } from '../rpc/registry.ts';
 import type { OpoiContext } from './context.ts';
 import { registerOpoiActionMethods } from './rpc/actions.ts';
 import { registerOpoiContentMethods } from './rpc/content.ts';
+import { registerManifestActionMethod, registerManifestReadMethods } from './rpc/manifests.ts';
 import { registerOpoiReadMethods } from './rpc/reads.ts';
 
 export function registerOpoiMethods(registry: RpcRegistry, ctx: OpoiContext): void {
   registerOpoiReadMethods(registry, ctx);
   registerOpoiContentMethods(registry, ctx);
-  if (ctx.wallet) registerOpoiActionMethods(registry, ctx);
+  registerManifestReadMethods(registry, ctx);
+  if (!ctx.wallet) return;
+  registerOpoiActionMethods(registry, ctx);
+  registerManifestActionMethod(registry, ctx);
 }

@@ -110,6 +110,11 @@ export function sendMinerAction(wallet: Wallet, p: OpoiPayload & { miner: Actor 
   return act(wallet, p.miner, [payloadRecipient(p)]);
 }
 
+/** MANIFEST: the payload output itself carries the burned registration fee. */
+export function sendManifest(wallet: Wallet, p: OpoiPayload & { kind: OpoiKind.MANIFEST }, fee: bigint) {
+  return act(wallet, p.registrant, [{ script: opoiPayloadScript(p), amount: fee, subtractFee: false }]);
+}
+
 /** STAKE: the chosen coin of the staker's address is spent; output 0 locks `amount` as collateral. */
 export function sendStake(wallet: Wallet, p: OpoiPayload & { kind: OpoiKind.STAKE }, collateral: { txid: string; vout: number }, amount: bigint) {
   const script = actorScript(p.miner);

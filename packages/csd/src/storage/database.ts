@@ -32,6 +32,8 @@ export interface Tables {
   readonly opoicollateral: Table;
   /** be32(height) ‖ request id → nothing: requests that resolve or expire at the end of that block. */
   readonly opoidue: Table;
+  /** model id (its ASCII bytes) → model manifest record. */
+  readonly opoimanifest: Table;
   /** block hash → the OPoI records the block changed, as they were before, and its lifecycle events. */
   readonly opoiundo: Table;
   /** request id ‖ response hash → published response content. Not derived from blocks: kept across -reindex. */
@@ -65,11 +67,12 @@ export function readLargeInto(table: Table, key: Buffer, allocate: (length: numb
  * 2: OPoI records are binary (opoi/records.ts) instead of JSON, and the due table holds one record
  *    per height (the ids due there) instead of one per request.
  * 3: a request record holds its executor (after the requester), so a schema-2 record reads as damaged.
+ * 4: model manifests (table opoimanifest), and a stake record holds the manifests it serves.
  */
-export const SCHEMA_VERSION = 3;
+export const SCHEMA_VERSION = 4;
 
 /** Earlier schemas that differ only in tables -reindex rebuilds: -reindex upgrades them in place. */
-const REBUILDABLE_SCHEMAS: readonly number[] = [1, 2];
+const REBUILDABLE_SCHEMAS: readonly number[] = [1, 2, 3];
 
 /** Meta keys holding the hash of the last block each optional index covers (indexes/sync.ts). */
 export const TX_INDEX_MARKER = 'txindex';
@@ -99,6 +102,7 @@ export class ChainDatabase {
       opoistake: table('opoistake'),
       opoicollateral: table('opoicollateral'),
       opoidue: table('opoidue'),
+      opoimanifest: table('opoimanifest'),
       opoiundo: table('opoiundo'),
       opoicontent: table('opoicontent'),
     };
@@ -169,7 +173,8 @@ export class ChainDatabase {
     this.write(() => this.putMeta('reindex', Buffer.from('1')));
     const t = this.tables;
     const derived = [t.index, t.undo, t.coins, t.txindex, t.addrindex, t.addrsummary, t.addrundo];
-    for (const table of [...derived, t.opoirequest, t.opoicommit, t.opoistake, t.opoicollateral, t.opoidue, t.opoiundo]) table.clearSync();
+    for (const table of [...derived, t.opoirequest, t.opoicommit, t.opoistake, t.opoicollateral, t.opoidue, t.opoimanifest, t.opoiundo])
+      table.clearSync();
     this.write(() => {
       for (const key of ['tip', TX_INDEX_MARKER, ADDRESS_INDEX_MARKER]) t.meta.remove(Buffer.from(key));
       this.putMeta('schema', Buffer.from(String(SCHEMA_VERSION)));

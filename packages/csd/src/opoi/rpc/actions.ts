@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import {
-  type Actor,
+  MAX_STAKE_MANIFESTS,
   OpoiKind,
   TASK_OPEN,
   actorKey,
@@ -24,20 +24,12 @@ import { walletCall, walletOf } from '../../wallet/rpc/common.ts';
 import type { OpoiContext } from '../context.ts';
 import { nodeRequestToJson, pendingPayout, uuidOf } from '../json.ts';
 import { sendMinerAction, sendPayout, sendRequest, sendStake } from '../wallet-actions.ts';
-import { actorArg, confirmedRequest, invalid, parseHash, parseRequestId, sent } from './args.ts';
+import { actorArg, confirmedRequest, invalid, ownActor, parseHash, parseRequestId, sent } from './args.ts';
 import { EXAMPLE_HASH, EXAMPLE_MINER, EXAMPLE_UUID, fields } from './help.ts';
 
 export function registerOpoiActionMethods(registry: RpcRegistry, ctx: OpoiContext): void {
   const { chain, params } = ctx;
   const p = params.opoi;
-
-  /** The actor of an address whose key the wallet holds (-5 otherwise). */
-  const ownActor = (ctxWallet: ReturnType<typeof walletOf>, address: string, name: string): Actor => {
-    const actor = actorArg(ctx, address, name);
-    if (!ctxWallet.keyring.keyForHash(actor.hash))
-      throw new RpcError(RpcErrorCode.INVALID_ADDRESS_OR_KEY, `${name} is not an address of this wallet`);
-    return actor;
-  };
 
   registry.register({
     name: 'submitopoirequest',
@@ -88,7 +80,7 @@ export function registerOpoiActionMethods(registry: RpcRegistry, ctx: OpoiContex
       const floor = minimumPaymentFloor(p.feeBase, p.feePerPromptToken, promptTokens);
       if (payment <= floor) throw invalid(`payment must exceed ${amountToJson(floor)} (nOPoIFeeBase plus the prompt-token fee)`);
       if (chain.opoi.request(id)) throw invalid('request_id already exists on-chain');
-      const requester = ownActor(wallet, address, 'requester_address');
+      const requester = ownActor(ctx, wallet, address, 'requester_address');
       const executor = executorAddress === undefined ? undefined : actorArg(ctx, executorAddress, 'executor_address');
       if (executor) {
         // Consensus checks the executor's stake only at its COMMIT; a request bound to an address
@@ -130,6 +122,12 @@ export function registerOpoiActionMethods(registry: RpcRegistry, ctx: OpoiContex
       { name: 'collateral_vout', type: 'integer', description: 'Its output index' },
       { name: 'model_id', type: 'string', default: '', description: 'The model the miner serves (informative)' },
       { name: 'endpoint', type: 'string', default: '', description: 'Where the miner can be reached (informative)' },
+      {
+        name: 'serves',
+        type: 'array',
+        optional: true,
+        description: `Model ids of registered manifests the miner serves (at most ${MAX_STAKE_MANIFESTS}, each confirmed)`,
+      },
     ],
     result: fields(
       '"txid" : "hex"            (string) The STAKE transaction',
@@ -139,9 +137,9 @@ export function registerOpoiActionMethods(registry: RpcRegistry, ctx: OpoiContex
       '"amount" : n              (numeric) The collateral, in coins',
     ),
     examples: [{ args: [EXAMPLE_MINER, EXAMPLE_HASH, 0] }],
-    handler: async ([address, collateralTxid, collateralVout, modelId, endpoint], call) => {
+    handler: async ([address, collateralTxid, collateralVout, modelId, endpoint, servesArg], call) => {
       const wallet = walletOf(ctx, call);
-      const miner = ownActor(wallet, address, 'miner_address');
+      const miner = ownActor(ctx, wallet, address, 'miner_address');
       parseHash(collateralTxid, 'collateral_txid');
       if (collateralVout < 0) throw invalid('collateral_vout must not be negative');
       for (const [text, name] of [
@@ -150,9 +148,15 @@ export function registerOpoiActionMethods(registry: RpcRegistry, ctx: OpoiContex
       ]) {
         if (text.length > 128 || !/^[\x20-\x7e]*$/.test(text)) throw invalid(`${name} must be at most 128 printable characters`);
       }
+      const serves = servesArg ?? [];
+      if (serves.length > MAX_STAKE_MANIFESTS) throw invalid(`serves lists at most ${MAX_STAKE_MANIFESTS} manifests`);
+      serves.forEach((id, i) => {
+        if (typeof id !== 'string' || !chain.opoi.manifest(id)) throw invalid(`serves[${i}] is not the model id of a confirmed manifest`);
+        if (serves.indexOf(id) !== i) throw invalid(`serves lists '${id}' twice`);
+      });
       const existing = chain.opoi.stake(actorKey(miner));
       if (existing) throw invalid(`miner_address already has a stake (${stakeStatus(existing, chain.height + 1, p)})`);
-      const payload = { kind: OpoiKind.STAKE, miner, modelId, endpoint } as const;
+      const payload = { kind: OpoiKind.STAKE, miner, modelId, endpoint, ...(serves.length > 0 ? { serves: serves as string[] } : {}) } as const;
       const txid = await walletCall(() => sent(sendStake(wallet, payload, { txid: collateralTxid, vout: collateralVout }, p.minStake)));
       return { txid, miner_address: address, collateral_txid: txid, collateral_vout: 0, amount: amountToJson(p.minStake) };
     },
@@ -175,7 +179,7 @@ export function registerOpoiActionMethods(registry: RpcRegistry, ctx: OpoiContex
       examples: [{ args: [EXAMPLE_MINER] }],
       handler: async ([address], call) => {
         const wallet = walletOf(ctx, call);
-        const miner = ownActor(wallet, address, 'miner_address');
+        const miner = ownActor(ctx, wallet, address, 'miner_address');
         const s = chain.opoi.stake(actorKey(miner));
         if (!s) throw new RpcError(RpcErrorCode.INVALID_ADDRESS_OR_KEY, 'miner_address has no stake');
         if (s.unstakeHeight !== null) throw invalid(`miner_address unstaked at height ${s.unstakeHeight}`);
@@ -191,7 +195,7 @@ export function registerOpoiActionMethods(registry: RpcRegistry, ctx: OpoiContex
     const r = confirmedRequest(ctx, parseRequestId(requestId));
     if (r.status !== 'PENDING') throw invalid(`request is ${r.status}`);
     const hash = parseHash(responseHash, 'response_hash');
-    const miner = ownActor(wallet, address, 'miner_address');
+    const miner = ownActor(ctx, wallet, address, 'miner_address');
     const stake = chain.opoi.stake(actorKey(miner));
     const status = stake ? stakeStatus(stake, chain.height + 1, p) : 'not staked';
     if (status !== 'ACTIVE') throw invalid(`miner_address has no ACTIVE stake (${status})`);

@@ -2,7 +2,7 @@
 import { type Actor, DecodeError, type RequestRecord, fromHex, requestIdHexFromUuid } from '@cs/consensus';
 import { RpcError, RpcErrorCode } from '../../rpc/errors.ts';
 import { broadcastError } from '../../rpc/methods/rawtransactions/submit.ts';
-import { parseAddress } from '../../wallet/rpc/common.ts';
+import { parseAddress, type walletOf } from '../../wallet/rpc/common.ts';
 import type { SendOutcome } from '../../wallet/send.ts';
 import type { OpoiContext } from '../context.ts';
 import { actorOf } from '../wallet-actions.ts';
@@ -43,6 +43,13 @@ export function actorArg(ctx: OpoiContext, address: string, name: string): Actor
   } catch {
     throw new RpcError(RpcErrorCode.INVALID_ADDRESS_OR_KEY, `${name} must be a P2WPKH or P2PKH address`);
   }
+}
+
+/** The actor of an address whose key the wallet holds (-5 otherwise). */
+export function ownActor(ctx: OpoiContext, wallet: ReturnType<typeof walletOf>, address: string, name: string): Actor {
+  const actor = actorArg(ctx, address, name);
+  if (!wallet.keyring.keyForHash(actor.hash)) throw new RpcError(RpcErrorCode.INVALID_ADDRESS_OR_KEY, `${name} is not an address of this wallet`);
+  return actor;
 }
 
 /** The txid of a send, or the mempool's refusal as -26 with the rule's reason. */

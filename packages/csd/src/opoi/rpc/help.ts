@@ -71,12 +71,29 @@ export const STAKE_FIELDS = [
   '"amount" : n,                   (numeric) The collateral in coins',
   '"model_id" : "str",             (string) The model the miner serves',
   '"endpoint" : "str",             (string) Where the miner can be reached',
+  '"serves" : [ "str", ... ],      (json array) Model ids of the registered manifests the miner serves',
   '"txid" : "hex",                 (string) The STAKE transaction',
   '"height" : n,                   (numeric) Its block height',
   '"renewed_height" : n,           (numeric) The last STAKE or RENEW height',
   '"renew_by_height" : n,          (numeric) The height by which a RENEW keeps it ACTIVE',
   '"unstake_height" : n,           (numeric or null) The UNSTAKE height',
   '"unlock_height" : n             (numeric or null) When the collateral can be spent after UNSTAKE',
+];
+
+export const MANIFEST_FIELDS = [
+  '"model_id" : "str",             (string) The manifest\'s model id',
+  '"registrant" : "str",           (string) The address that registered it',
+  '"gguf_sha256" : "hex",          (string) SHA-256 of the exact GGUF file',
+  '"gguf_size" : n,                (numeric) Its size in bytes',
+  '"decoding" : "str",             (string) greedy (argmax)',
+  '"bos" : "str",                  (string) metadata, never or always: whether the prompt starts with BOS',
+  '"parse_special" : true|false,   (boolean) Whether special-token text in the prompt is parsed as special tokens',
+  '"chat_template_sha256" : "hex", (string or null) SHA-256 of the chat template wrapping the prompt (null: none)',
+  '"tolerance" : n,                (numeric) Largest accepted gap to the argmax logit, in units of 2^-16 logit',
+  '"fee" : n,                      (numeric) What the registration burned, in coins',
+  '"txid" : "hex",                 (string) The MANIFEST transaction',
+  '"height" : n,                   (numeric) Its block height',
+  '"confirmations" : n             (numeric) Its confirmations',
 ];
 
 /** A Core-style object result from field lines: `{`, the fields indented, `}`. */

@@ -1,4 +1,4 @@
-/** The OPoI methods that read the chain's OPoI state: requests and their responses, stakes, statistics, manifests. */
+/** The OPoI methods that read the chain's OPoI state: requests and their responses, stakes, statistics. */
 import { actorKey, stakeStatus } from '@cs/consensus';
 import { amountToJson } from '@cs/runtime/amount';
 import { RpcError, RpcErrorCode } from '../../rpc/errors.ts';
@@ -108,6 +108,7 @@ export function registerOpoiReadMethods(registry: RpcRegistry, ctx: OpoiContext)
           unstake_cooldown: p.unstakeCooldown,
           max_commits: p.maxCommits,
           max_tokens: p.maxTokens,
+          manifest_fee: amountToJson(p.manifestFee),
         },
         state_digest: chain.opoi.digest(),
       };
@@ -138,18 +139,6 @@ export function registerOpoiReadMethods(registry: RpcRegistry, ctx: OpoiContext)
     handler: async ([status]) => {
       if (status !== undefined && !STAKE_STATUSES.includes(status)) throw invalid(`status must be one of ${STAKE_STATUSES.join(', ')}`);
       return [...chain.opoi.stakes()].map((s) => stakeToJson(s, chain.height, params)).filter((s) => status === undefined || s.status === status);
-    },
-  });
-
-  registry.register({
-    name: 'getmodelmanifest',
-    category: 'Opoi',
-    description: 'Returns a registered model manifest. No manifests are registered on this chain: plain model names are OPEN tasks.',
-    params: [{ name: 'model_id', type: 'string', description: 'The model name' }],
-    result: '{ ... }    (json object) The manifest',
-    examples: [{ args: ['llama3.2:1b'] }],
-    handler: async ([model]) => {
-      throw new RpcError(RpcErrorCode.INVALID_ADDRESS_OR_KEY, `model manifest not found: '${model}' is a plain model name (OPEN task)`);
     },
   });
 }
