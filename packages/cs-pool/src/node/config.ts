@@ -304,13 +304,6 @@ export function readOptions(argv: readonly string[]): { options: Options; warnin
   return { options: new Options(cl.values, networkByName(chain)), warnings: cl.warnings };
 }
 
-/** Coins with up to 8 decimals to base units, exactly. */
-export function parseCoins(text: string, option: string): bigint {
-  const m = /^(\d+)(?:\.(\d{1,8}))?$/.exec(text);
-  if (!m) throw new ConfigError(`-${option} must be an amount in coins with at most 8 decimals (got '${text}')`);
-  return BigInt(m[1]) * 100_000_000n + BigInt((m[2] ?? '').padEnd(8, '0'));
-}
-
 /** Percent with at most two decimals to basis points. */
 export function parsePercent(text: string, option: string): number {
   const m = /^(\d{1,2}|100)(?:\.(\d{1,2}))?$/.exec(text);

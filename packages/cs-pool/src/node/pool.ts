@@ -21,7 +21,7 @@ import { PoolStats } from '../api/stats.ts';
 import { JobManager } from '../stratum/jobs.ts';
 import { StratumServer, type AcceptedShare, type PortConfig } from '../stratum/server.ts';
 import { submitFoundBlock } from './blocks.ts';
-import { ConfigError, parseCoins, parsePercent, type Options } from './config.ts';
+import { ConfigError, parsePercent, type Options } from './config.ts';
 import { loadOrCreateCertificate } from './tls-cert.ts';
 
 /** Statistics window for hashrate estimates. */
@@ -160,7 +160,7 @@ export class Pool {
               feeBasisPoints,
               pplnsFactor: o.num('pplnsfactor', 0.01),
               maturity: o.str('maturity') === '' ? net.coinbaseMaturity : o.num('maturity', 1),
-              minPayout: parseCoins(o.str('minpayout'), 'minpayout'),
+              minPayout: o.values.minpayout,
               payoutIntervalMs: o.num('payoutinterval', 0) * 1000,
               feeRate: o.str('payoutfeerate') === '' ? null : o.num('payoutfeerate', 1, 1_000_000),
             },
@@ -180,7 +180,7 @@ export class Pool {
               chain: net.name,
               scheme,
               fee: feeBasisPoints / 100,
-              minPayout: Number(parseCoins(o.str('minpayout'), 'minpayout')),
+              minPayout: Number(o.values.minpayout),
               poolAddress,
               ports: Object.fromEntries(stratum.boundPorts),
               algorithm: `${net.equihash.n}_${net.equihash.k}`,
