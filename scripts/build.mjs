@@ -5,27 +5,14 @@
 // failing on the others; then bundles cs-cli. `npm ci` runs this as the root `prepare` script;
 // `npm run build` too.
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const require = createRequire(join(root, 'package.json'));
-const installed = (name) => {
-  try {
-    require.resolve(`${name}/package.json`);
-    return true;
-  } catch {
-    // Packages whose exports hide package.json are found by their folder instead.
-    try {
-      readFileSync(join(root, 'node_modules', name, 'package.json'));
-      return true;
-    } catch {
-      return false;
-    }
-  }
-};
+// npm puts a dependency in the root's node_modules, or in the workspace's own when versions clash.
+const installed = (name, workspace = '.') =>
+  existsSync(join(root, 'node_modules', name, 'package.json')) || existsSync(join(root, workspace, 'node_modules', name, 'package.json'));
 
 const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
 if (!installed('typescript') || !installed('@types/node')) {
@@ -36,7 +23,7 @@ if (!installed('typescript') || !installed('@types/node')) {
 const workspaces = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).workspaces;
 const manifests = new Map(workspaces.map((dir) => [dir, JSON.parse(readFileSync(join(root, dir, 'package.json'), 'utf8'))]));
 const external = (m) => Object.keys(m.dependencies ?? {}).filter((d) => !d.startsWith('@cs/'));
-const ready = workspaces.filter((dir) => external(manifests.get(dir)).every(installed) && installed(manifests.get(dir).name));
+const ready = workspaces.filter((dir) => external(manifests.get(dir)).every((name) => installed(name, dir)) && installed(manifests.get(dir).name));
 const skipped = workspaces.filter((dir) => !ready.includes(dir));
 if (skipped.length > 0) console.log(`build: skipping ${skipped.join(', ')} (dependencies not installed)`);
 // tsc -b builds each target's references first; a ready package's workspace dependencies are ready too.
