@@ -32,34 +32,23 @@ const minerA = { type: ActorType.P2WPKH, hash: new Uint8Array(20).fill(2) };
 const minerB = { type: ActorType.P2PKH, hash: new Uint8Array(20).fill(3) };
 
 test('payloads round-trip for every kind and reject malformed bytes with DecodeError', () => {
+  const request: OpoiPayload = {
+    kind: OpoiKind.REQUEST,
+    requestId: ID,
+    requester,
+    promptHash: new Uint8Array(32).fill(9),
+    maxTokens: 256,
+    payment: 150_000n,
+    feePerToken: 10n,
+    promptTokenCount: 3,
+    taskType: 0,
+    model: 'llama3.2:1b',
+    taskClass: 'chat',
+  };
   const samples: OpoiPayload[] = [
-    {
-      kind: OpoiKind.REQUEST,
-      requestId: ID,
-      requester,
-      promptHash: new Uint8Array(32).fill(9),
-      maxTokens: 256,
-      payment: 150_000n,
-      feePerToken: 10n,
-      promptTokenCount: 3,
-      taskType: 0,
-      model: 'llama3.2:1b',
-      taskClass: 'chat',
-    },
-    {
-      kind: OpoiKind.REQUEST,
-      requestId: ID,
-      requester,
-      promptHash: new Uint8Array(32).fill(9),
-      maxTokens: 256,
-      payment: 150_000n,
-      feePerToken: 10n,
-      promptTokenCount: 3,
-      taskType: 0,
-      model: 'm'.repeat(64),
-      taskClass: 'c'.repeat(32),
-      executor: minerB,
-    },
+    request,
+    // The largest REQUEST: both texts at their bound, and an executor.
+    { ...request, model: 'm'.repeat(64), taskClass: 'c'.repeat(32), executor: minerB },
     { kind: OpoiKind.COMMIT, requestId: ID, miner: minerA, commitment: new Uint8Array(32).fill(7) },
     {
       kind: OpoiKind.REVEAL,
