@@ -87,3 +87,56 @@ export function escrowAmount(payment: bigint, feePerToken: bigint, maxTokens: nu
 export function minimumPaymentFloor(feeBase: bigint, feePerPromptToken: bigint, promptTokenCount: number): bigint {
   return feeBase + feePerPromptToken * BigInt(promptTokenCount);
 }
+
+/** SHA-256(request_id ‖ auditor type ‖ auditor hash ‖ verdict u8 ‖ salt): hides a verdict until its reveal. */
+export function verdictCommitment(requestId: Uint8Array, auditor: Actor, verdict: number, salt: Uint8Array): Uint8Array {
+  return sha256(concatBytes(requestId, Uint8Array.of(auditor.type), auditor.hash, Uint8Array.of(verdict), salt));
+}
+
+const VERIFIABLE_TAG = new TextEncoder().encode('OPOI-V1');
+
+/**
+ * The response hash of a VERIFIABLE answer: SHA-256("OPOI-V1" ‖ token count u32le ‖ token ids u32le
+ * ‖ text). It binds the token ids an auditor replays, not only the text, because text → tokens is
+ * not always the inverse of tokens → text. An OPEN answer's response hash is SHA-256 of its text.
+ */
+export function verifiableResponseHash(tokens: readonly number[], text: Uint8Array): Uint8Array {
+  const ids = new Uint8Array(4 + 4 * tokens.length);
+  const view = new DataView(ids.buffer);
+  view.setUint32(0, tokens.length, true);
+  tokens.forEach((t, i) => view.setUint32(4 + 4 * i, t, true));
+  return sha256(concatBytes(VERIFIABLE_TAG, ids, text));
+}
+
+/**
+ * Draws up to `count` auditors among `candidates` (in any order): each is ranked by
+ * SHA-256(seed ‖ key), seed = SHA256d(block hash ‖ request_id ‖ round), and the lowest ranks win,
+ * returned in rank order. The block is mined after the step that asks for the draw (the publish
+ * or the challenge), so neither the publisher nor the challenger knew it.
+ */
+export function drawAuditors(blockHash: Uint8Array, requestId: Uint8Array, round: number, candidates: readonly string[], count: number): string[] {
+  const seed = sha256d(concatBytes(blockHash, requestId, Uint8Array.of(round)));
+  return [...new Set(candidates)]
+    .map((key) => ({ key, rank: toHex(sha256(concatBytes(seed, Buffer.from(key, 'hex')))) }))
+    .sort((a, b) => (a.rank < b.rank ? -1 : a.rank > b.rank ? 1 : 0))
+    .slice(0, count)
+    .map((c) => c.key);
+}
+
+/**
+ * How a forfeited collateral is shared: half among the auditors that said invalid (equal shares,
+ * rounded down), a quarter to the requester, the rest burned. Burning a quarter keeps a cheater's
+ * own auditor stake (or the requester's, in a self-dealt request) from getting the whole
+ * collateral back; paying the auditors rewards the replay that caught the cheat.
+ */
+export function forfeitShares(collateral: bigint, invalidAuditors: number): { perAuditor: bigint; requester: bigint; burned: bigint } {
+  const perAuditor = invalidAuditors > 0 ? collateral / 2n / BigInt(invalidAuditors) : 0n;
+  const requester = collateral / 4n;
+  return { perAuditor, requester, burned: collateral - perAuditor * BigInt(invalidAuditors) - requester };
+}
+
+/** A challenge bond after a valid outcome: half shared equally by the auditors that said valid, the rest to the winner. */
+export function bondShares(bond: bigint, validAuditors: number): { perAuditor: bigint; winner: bigint } {
+  const perAuditor = validAuditors > 0 ? bond / 2n / BigInt(validAuditors) : 0n;
+  return { perAuditor, winner: bond - perAuditor * BigInt(validAuditors) };
+}

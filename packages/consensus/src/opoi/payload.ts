@@ -17,11 +17,18 @@ import type { Transaction } from '../primitives/tx.ts';
 export const OPOI_MAGIC = Uint8Array.of(0x4f, 0x50, 0x4f, 0x49); // "OPOI"
 export const OPOI_VERSION = 1;
 /**
- * Largest payload (the push after OP_RETURN). The largest STAKE (128-character model id and
- * endpoint, 8 served manifests of 64 characters) takes 806 bytes; 256 did not even hold a STAKE
- * with both texts at their bound (285).
+ * Largest payload (the push after OP_RETURN) of every kind but PUBLISH. The largest STAKE
+ * (128-character model id and endpoint, 8 served manifests of 64 characters) takes 806 bytes; 256
+ * did not even hold a STAKE with both texts at their bound (285).
  */
 export const MAX_OPOI_PAYLOAD = 1024;
+/**
+ * Largest PUBLISH payload: the prompt, the token ids and the text of an answer. 80,000 bytes keep a
+ * publish inside a standard transaction (400,000 weight units) with room for its inputs.
+ */
+export const MAX_OPOI_PUBLISH = 80_000;
+/** Largest max_tokens of a VERIFIABLE request: every token id is published, 4 bytes each. */
+export const MAX_VERIFIABLE_TOKENS = 4096;
 export const MAX_MODEL_NAME = 64;
 export const MAX_TASK_CLASS = 32;
 export const MAX_STAKE_TEXT = 128;
@@ -36,6 +43,10 @@ export enum OpoiKind {
   RENEW = 5,
   UNSTAKE = 6,
   MANIFEST = 7,
+  PUBLISH = 8,
+  CHALLENGE = 9,
+  VERDICT_COMMIT = 10,
+  VERDICT_REVEAL = 11,
 }
 
 /**
@@ -71,6 +82,10 @@ export interface RequestPayload {
   readonly taskType: number;
   readonly model: string;
   readonly taskClass: string;
+  /** VERIFIABLE only (absent for OPEN, not encoded): auditors drawn after the publish. */
+  readonly auditQuorum?: number;
+  /** VERIFIABLE only: what the escrow holds for each auditor of the quorum. */
+  readonly auditFee?: bigint;
   /**
    * The one staker allowed to COMMIT, when the requester names one. Encoded as a trailing actor,
    * absent when there is none, so a REQUEST without it has the bytes it had before the field.
@@ -144,12 +159,60 @@ export interface ManifestPayload {
   readonly tolerance: number;
 }
 
+/** The request's prompt and answer, on chain: whoever sends it (no actor signs it). */
+export interface PublishPayload {
+  readonly kind: OpoiKind.PUBLISH;
+  readonly requestId: Uint8Array;
+  /** The prompt's UTF-8 bytes: SHA-256 of them is the request's prompt_hash. */
+  readonly prompt: Uint8Array;
+  /** The answer's token ids (VERIFIABLE; empty for OPEN), in generation order. */
+  readonly tokens: readonly number[];
+  /** The answer's UTF-8 text. */
+  readonly output: Uint8Array;
+}
+
+/** A challenge of a published VERIFIABLE answer; output 0 holds the bond in the request's escrow form. */
+export interface ChallengePayload {
+  readonly kind: OpoiKind.CHALLENGE;
+  readonly requestId: Uint8Array;
+  readonly challenger: Actor;
+}
+
+export const VERDICT_VALID = 1;
+export const VERDICT_INVALID = 2;
+
+export interface VerdictCommitPayload {
+  readonly kind: OpoiKind.VERDICT_COMMIT;
+  readonly requestId: Uint8Array;
+  readonly auditor: Actor;
+  /** verdictCommitment(requestId, auditor, verdict, salt). */
+  readonly commitment: Uint8Array;
+}
+
+export interface VerdictRevealPayload {
+  readonly kind: OpoiKind.VERDICT_REVEAL;
+  readonly requestId: Uint8Array;
+  readonly auditor: Actor;
+  readonly verdict: number;
+  readonly salt: Uint8Array;
+}
+
 export interface StakeActionPayload {
   readonly kind: OpoiKind.RENEW | OpoiKind.UNSTAKE;
   readonly miner: Actor;
 }
 
-export type OpoiPayload = RequestPayload | CommitPayload | RevealPayload | StakePayload | StakeActionPayload | ManifestPayload;
+export type OpoiPayload =
+  | RequestPayload
+  | CommitPayload
+  | RevealPayload
+  | StakePayload
+  | StakeActionPayload
+  | ManifestPayload
+  | PublishPayload
+  | ChallengePayload
+  | VerdictCommitPayload
+  | VerdictRevealPayload;
 
 // A model name is a plain identifier (OPEN tasks) such as "llama3.2:1b" or "org/model-7b.Q4".
 const MODEL_NAME = /^[A-Za-z0-9][A-Za-z0-9._:/+-]*$/;
@@ -192,6 +255,7 @@ export function encodeOpoiPayload(p: OpoiPayload): Uint8Array {
       w.bytes(p.promptHash).u32le(p.maxTokens).u64le(p.payment).u64le(p.feePerToken).u32le(p.promptTokenCount).u8(p.taskType);
       writeText(w, p.model);
       writeText(w, p.taskClass);
+      if (p.taskType === TASK_VERIFIABLE) w.u8(p.auditQuorum ?? 0).u64le(p.auditFee ?? 0n);
       if (p.executor) writeActor(w, p.executor);
       break;
     case OpoiKind.COMMIT:
@@ -226,9 +290,29 @@ export function encodeOpoiPayload(p: OpoiPayload): Uint8Array {
       if (p.templateHash) w.bytes(p.templateHash);
       w.u32le(p.tolerance);
       break;
+    case OpoiKind.PUBLISH:
+      w.bytes(p.requestId).varBytes(p.prompt).compactSize(p.tokens.length);
+      for (const t of p.tokens) w.u32le(t);
+      w.varBytes(p.output);
+      break;
+    case OpoiKind.CHALLENGE:
+      w.bytes(p.requestId);
+      writeActor(w, p.challenger);
+      break;
+    case OpoiKind.VERDICT_COMMIT:
+      w.bytes(p.requestId);
+      writeActor(w, p.auditor);
+      w.bytes(p.commitment);
+      break;
+    case OpoiKind.VERDICT_REVEAL:
+      w.bytes(p.requestId);
+      writeActor(w, p.auditor);
+      w.u8(p.verdict).bytes(p.salt);
+      break;
   }
   const bytes = w.finish();
-  if (bytes.length > MAX_OPOI_PAYLOAD) throw new RangeError(`OPoI payload of ${bytes.length} bytes exceeds ${MAX_OPOI_PAYLOAD}`);
+  const max = maxPayload(p.kind);
+  if (bytes.length > max) throw new RangeError(`OPoI payload of ${bytes.length} bytes exceeds ${max}`);
   return bytes;
 }
 
@@ -237,9 +321,26 @@ export function opoiPayloadScript(p: OpoiPayload): Uint8Array {
   return nullDataScript(encodeOpoiPayload(p));
 }
 
+const maxPayload = (kind: OpoiKind) => (kind === OpoiKind.PUBLISH ? MAX_OPOI_PUBLISH : MAX_OPOI_PAYLOAD);
+
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+
+/** Published texts are UTF-8 (prompts and answers are free text, unlike names). */
+function readUtf8(r: Reader, what: string): Uint8Array {
+  const bytes = r.varBytes(MAX_OPOI_PUBLISH, what);
+  try {
+    UTF8.decode(bytes);
+  } catch {
+    throw new DecodeError('invalid', `${what} is not UTF-8`);
+  }
+  return bytes;
+}
+
 /** Decodes payload bytes; a DecodeError for anything malformed, including trailing bytes. */
 export function decodeOpoiPayload(bytes: Uint8Array): OpoiPayload {
-  if (bytes.length > MAX_OPOI_PAYLOAD) throw new DecodeError('oversize', `OPoI payload of ${bytes.length} bytes exceeds ${MAX_OPOI_PAYLOAD}`);
+  if (bytes.length > MAX_OPOI_PUBLISH) throw new DecodeError('oversize', `OPoI payload of ${bytes.length} bytes exceeds ${MAX_OPOI_PUBLISH}`);
+  if (bytes.length > MAX_OPOI_PAYLOAD && bytes[5] !== OpoiKind.PUBLISH)
+    throw new DecodeError('oversize', `OPoI payload of ${bytes.length} bytes exceeds ${MAX_OPOI_PAYLOAD}`);
   const r = new Reader(bytes);
   const magic = r.bytes(4, 'magic');
   if (magic.some((b, i) => b !== OPOI_MAGIC[i])) throw new DecodeError('invalid', 'not an OPoI payload');
@@ -260,6 +361,7 @@ export function decodeOpoiPayload(bytes: Uint8Array): OpoiPayload {
       const model = readText(r, MAX_MODEL_NAME, 'model');
       const taskClass = readText(r, MAX_TASK_CLASS, 'task class');
       p = { kind, requestId, requester, promptHash, maxTokens, payment, feePerToken, promptTokenCount, taskType, model, taskClass };
+      if (taskType === TASK_VERIFIABLE) p = { ...p, auditQuorum: r.u8(), auditFee: r.u64le() };
       // Anything after the task class is the executor: exactly one actor, or r.end() below refuses it.
       if (r.remaining > 0) p = { ...p, executor: readActor(r) };
       break;
@@ -304,6 +406,24 @@ export function decodeOpoiPayload(bytes: Uint8Array): OpoiPayload {
     case OpoiKind.RENEW:
     case OpoiKind.UNSTAKE:
       p = { kind, miner: readActor(r) };
+      break;
+    case OpoiKind.PUBLISH: {
+      const requestId = r.bytes(REQUEST_ID_BYTES, 'request id');
+      const prompt = readUtf8(r, 'prompt');
+      const count = r.compactSize(MAX_VERIFIABLE_TOKENS);
+      const tokens: number[] = [];
+      for (let i = 0; i < count; i++) tokens.push(r.u32le());
+      p = { kind, requestId, prompt, tokens, output: readUtf8(r, 'output') };
+      break;
+    }
+    case OpoiKind.CHALLENGE:
+      p = { kind, requestId: r.bytes(REQUEST_ID_BYTES, 'request id'), challenger: readActor(r) };
+      break;
+    case OpoiKind.VERDICT_COMMIT:
+      p = { kind, requestId: r.bytes(REQUEST_ID_BYTES, 'request id'), auditor: readActor(r), commitment: r.bytes(32, 'commitment') };
+      break;
+    case OpoiKind.VERDICT_REVEAL:
+      p = { kind, requestId: r.bytes(REQUEST_ID_BYTES, 'request id'), auditor: readActor(r), verdict: r.u8(), salt: r.bytes(32, 'salt') };
       break;
     default:
       throw new DecodeError('invalid', `unknown OPoI payload kind ${kind}`);

@@ -1,12 +1,18 @@
 /**
- * The OPoI state a node derives from the chain: requests, commits (with their reveals), stakes and model manifests,
+ * The OPoI state a node derives from the chain: requests, commits (with their reveals), stakes, model manifests and audits,
  * plus the stake status rule. Records are plain values; whoever stores them (csd) serializes them
  * with encodeRecord/decodeRecord, which give the same bytes for the same record on every node.
  */
 import { DecodeError } from '../encoding/errors.ts';
 import type { OpoiParams } from '../params/networks.ts';
 
-export type RequestStatus = 'PENDING' | 'FULFILLED' | 'EXPIRED';
+/**
+ * PENDING through commit and reveal; an OPEN request is then FULFILLED (or EXPIRED without a
+ * reveal). A VERIFIABLE one goes PUBLISHING (waiting for its prompt and answer on chain), AUDITING
+ * (auditors drawn, verdicts committed and revealed), then FULFILLED (valid), REJECTED (invalid)
+ * or EXPIRED (refunded: no reveal, no publish or no verdict).
+ */
+export type RequestStatus = 'PENDING' | 'FULFILLED' | 'EXPIRED' | 'PUBLISHING' | 'AUDITING' | 'REJECTED';
 
 export interface RequestRecord {
   /** 32 hex digits (the UUID without dashes). */
@@ -25,6 +31,10 @@ export interface RequestRecord {
   readonly promptTokenCount: number;
   readonly taskType: number;
   readonly taskClass: string;
+  /** Auditors drawn after the publish (VERIFIABLE; 0 for OPEN). */
+  readonly auditQuorum: number;
+  /** Held in the escrow for each auditor of the quorum (VERIFIABLE; 0 for OPEN). */
+  readonly auditFee: bigint;
   readonly escrowValue: bigint;
   readonly status: RequestStatus;
   /** Height of the block holding the first commit, which opens the commit window. */
@@ -36,6 +46,9 @@ export interface RequestRecord {
   readonly resolvedHeight: number | null;
   readonly payoutTxid: string | null;
   readonly payoutHeight: number | null;
+  /** The PUBLISH that put the prompt and answer on chain, when one did. */
+  readonly publishTxid: string | null;
+  readonly publishHeight: number | null;
 }
 
 export interface RevealRecord {
@@ -69,6 +82,49 @@ export interface StakeRecord {
   readonly height: number;
   readonly renewedHeight: number;
   readonly unstakeHeight: number | null;
+  /** VERIFIABLE requests this staker won whose audit has not ended: the collateral stays locked. */
+  readonly locks: number;
+  /** The request whose invalid outcome took the collateral; its payout spends it. */
+  readonly forfeitedBy: string | null;
+}
+
+export const VERDICT_NONE = 0;
+
+/** A drawn auditor and its verdict, committed then revealed (VERDICT_VALID or VERDICT_INVALID). */
+export interface AuditorRecord {
+  readonly auditor: string;
+  /** 0 for the quorum drawn after the publish, 1 for the auditors a challenge drew. */
+  readonly round: number;
+  readonly commitment: string | null;
+  readonly commitTxid: string | null;
+  /** VERDICT_NONE until revealed. */
+  readonly verdict: number;
+  readonly revealTxid: string | null;
+}
+
+export type AuditOutcome = 'valid' | 'invalid' | 'unaudited';
+
+/** The audit of a published VERIFIABLE answer, by request id. */
+export interface AuditRecord {
+  readonly requestId: string;
+  /** The height at whose end the quorum is drawn (the block after the publish's). */
+  readonly drawHeight: number;
+  /** Last height of verdict commits. */
+  readonly commitClose: number;
+  /** Last height of verdict reveals; the outcome is decided at its end. */
+  readonly revealDeadline: number;
+  readonly challenger: string | null;
+  /** The challenge's bond, held as output 0 of challengeTxid (0 without a challenge). */
+  readonly bond: bigint;
+  readonly challengeTxid: string | null;
+  readonly challengeHeight: number | null;
+  /** Drawn auditors, round 0 then round 1, each round in draw order. */
+  readonly auditors: readonly AuditorRecord[];
+  readonly outcome: AuditOutcome | null;
+  /** The winner's collateral an invalid outcome took (0 when none), and its coin. */
+  readonly forfeited: bigint;
+  readonly forfeitTxid: string | null;
+  readonly forfeitVout: number;
 }
 
 /** A registered model manifest (MANIFEST payload fields, payload.ts), by model id; never changed. */
@@ -88,14 +144,16 @@ export interface ManifestRecord {
   readonly height: number;
 }
 
-export type StakeStatus = 'ACTIVE' | 'SUSPENDED' | 'UNSTAKING' | 'UNSTAKED';
+export type StakeStatus = 'ACTIVE' | 'SUSPENDED' | 'UNSTAKING' | 'UNSTAKED' | 'FORFEITED';
 
 /**
- * A stake's status for a transaction in a block at `height`: UNSTAKING from its UNSTAKE until the
+ * A stake's status for a transaction in a block at `height`: FORFEITED once an invalid outcome
+ * took its collateral, UNSTAKING from its UNSTAKE until the
  * cooldown ends, UNSTAKED after (the collateral is free), SUSPENDED when the last STAKE or RENEW
  * is more than stakeRenewal blocks back, ACTIVE otherwise.
  */
 export function stakeStatus(s: StakeRecord, height: number, p: OpoiParams): StakeStatus {
+  if (s.forfeitedBy !== null) return 'FORFEITED';
   if (s.unstakeHeight !== null) return height >= s.unstakeHeight + p.unstakeCooldown ? 'UNSTAKED' : 'UNSTAKING';
   return height - s.renewedHeight > p.stakeRenewal ? 'SUSPENDED' : 'ACTIVE';
 }
@@ -115,7 +173,12 @@ export function expiryHeight(r: RequestRecord, p: OpoiParams): number {
   return r.height + p.requestExpiry;
 }
 
-type AnyRecord = RequestRecord | CommitRecord | StakeRecord | ManifestRecord;
+/** The last height at which a VERIFIABLE answer may be published; unpublished, it expires at its end. */
+export function publishDeadline(r: RequestRecord, p: OpoiParams): number | null {
+  return r.resolvedHeight === null ? null : r.resolvedHeight + p.publishWindow;
+}
+
+type AnyRecord = RequestRecord | CommitRecord | StakeRecord | ManifestRecord | AuditRecord;
 
 /*
  * Stored form of a record: a tag byte, then its fields in the order of its interface. Hex fields
@@ -130,7 +193,9 @@ const TAG_REQUEST = 1;
 const TAG_COMMIT = 2;
 const TAG_STAKE = 3;
 const TAG_MANIFEST = 4;
-const REQUEST_STATUSES: readonly RequestStatus[] = ['PENDING', 'FULFILLED', 'EXPIRED'];
+const TAG_AUDIT = 5;
+const REQUEST_STATUSES: readonly RequestStatus[] = ['PENDING', 'FULFILLED', 'EXPIRED', 'PUBLISHING', 'AUDITING', 'REJECTED'];
+const OUTCOMES: readonly (AuditOutcome | null)[] = [null, 'valid', 'invalid', 'unaudited'];
 const ID = 16;
 const HASH = 32;
 const ACTOR = 21;
@@ -197,6 +262,7 @@ const sizeFor = (fixed: number, ...texts: string[]) => texts.reduce((n, t) => n 
 /** A record's stored bytes (see above). */
 export function encodeRecord(record: AnyRecord): Buffer {
   if ('collateralTxid' in record) return encodeStake(record);
+  if ('auditors' in record) return encodeAudit(record);
   if ('ggufSha256' in record) return encodeManifest(record);
   if ('requestId' in record) return encodeCommit(record);
   return encodeRequest(record);
@@ -218,6 +284,8 @@ function encodeRequest(r: RequestRecord): Buffer {
     .u32(r.promptTokenCount)
     .u32(r.taskType)
     .text(r.taskClass)
+    .u8(r.auditQuorum)
+    .u64(r.auditFee)
     .u64(r.escrowValue)
     .u8(REQUEST_STATUSES.indexOf(r.status))
     .optU32(r.firstCommitHeight)
@@ -228,6 +296,8 @@ function encodeRequest(r: RequestRecord): Buffer {
     .optU32(r.resolvedHeight)
     .optHex(r.payoutTxid, HASH)
     .optU32(r.payoutHeight)
+    .optHex(r.publishTxid, HASH)
+    .optU32(r.publishHeight)
     .finish();
 }
 
@@ -249,7 +319,25 @@ function encodeStake(s: StakeRecord): Buffer {
     .text(s.endpoint)
     .u8(s.serves.length);
   for (const id of s.serves) w.text(id);
-  return w.hex(s.txid, HASH).u32(s.height).u32(s.renewedHeight).optU32(s.unstakeHeight).finish();
+  return w.hex(s.txid, HASH).u32(s.height).u32(s.renewedHeight).optU32(s.unstakeHeight).u32(s.locks).optHex(s.forfeitedBy, ID).finish();
+}
+
+function encodeAudit(a: AuditRecord): Buffer {
+  const w = new RecordWriter(200 + 140 * a.auditors.length)
+    .u8(TAG_AUDIT)
+    .hex(a.requestId, ID)
+    .u32(a.drawHeight)
+    .u32(a.commitClose)
+    .u32(a.revealDeadline)
+    .optHex(a.challenger, ACTOR)
+    .u64(a.bond)
+    .optHex(a.challengeTxid, HASH)
+    .optU32(a.challengeHeight)
+    .u8(a.auditors.length);
+  for (const x of a.auditors) {
+    w.hex(x.auditor, ACTOR).u8(x.round).optHex(x.commitment, HASH).optHex(x.commitTxid, HASH).u8(x.verdict).optHex(x.revealTxid, HASH);
+  }
+  return w.u8(OUTCOMES.indexOf(a.outcome)).u64(a.forfeited).optHex(a.forfeitTxid, HASH).u32(a.forfeitVout).finish();
 }
 
 function encodeManifest(m: ManifestRecord): Buffer {
@@ -335,6 +423,9 @@ export function decodeRecord<T extends AnyRecord>(bytes: Uint8Array): T {
     case TAG_MANIFEST:
       record = decodeManifest(r);
       break;
+    case TAG_AUDIT:
+      record = decodeAudit(r);
+      break;
     default:
       throw new DecodeError('invalid', 'unknown OPoI record tag');
   }
@@ -357,6 +448,8 @@ function decodeRequest(r: RecordReader): RequestRecord {
     promptTokenCount: r.u32(),
     taskType: r.u32(),
     taskClass: r.text(),
+    auditQuorum: r.u8(),
+    auditFee: r.u64(),
     escrowValue: r.u64(),
     status: requestStatus(r.u8()),
     firstCommitHeight: r.optU32(),
@@ -367,6 +460,8 @@ function decodeRequest(r: RecordReader): RequestRecord {
     resolvedHeight: r.optU32(),
     payoutTxid: r.optHex(HASH),
     payoutHeight: r.optU32(),
+    publishTxid: r.optHex(HASH),
+    publishHeight: r.optU32(),
   };
 }
 
@@ -399,7 +494,39 @@ function decodeStake(r: RecordReader): StakeRecord {
     height: r.u32(),
     renewedHeight: r.u32(),
     unstakeHeight: r.optU32(),
+    locks: r.u32(),
+    forfeitedBy: r.optHex(ID),
   };
+}
+
+function decodeAudit(r: RecordReader): AuditRecord {
+  return {
+    requestId: r.hex(ID),
+    drawHeight: r.u32(),
+    commitClose: r.u32(),
+    revealDeadline: r.u32(),
+    challenger: r.optHex(ACTOR),
+    bond: r.u64(),
+    challengeTxid: r.optHex(HASH),
+    challengeHeight: r.optU32(),
+    auditors: Array.from({ length: r.u8() }, () => ({
+      auditor: r.hex(ACTOR),
+      round: r.u8(),
+      commitment: r.optHex(HASH),
+      commitTxid: r.optHex(HASH),
+      verdict: r.u8(),
+      revealTxid: r.optHex(HASH),
+    })),
+    outcome: outcome(r.u8()),
+    forfeited: r.u64(),
+    forfeitTxid: r.optHex(HASH),
+    forfeitVout: r.u32(),
+  };
+}
+
+function outcome(i: number): AuditOutcome | null {
+  if (i >= OUTCOMES.length) throw new DecodeError('invalid', `unknown OPoI audit outcome ${i}`);
+  return OUTCOMES[i];
 }
 
 function decodeManifest(r: RecordReader): ManifestRecord {

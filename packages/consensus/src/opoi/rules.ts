@@ -7,20 +7,15 @@
  * Rule failures are ValidationErrors with `bad-opoi-*` reasons; docs/protocol.md lists each.
  */
 import { toHex, bytesEqual } from '../encoding/hex.ts';
-import { DecodeError } from '../encoding/errors.ts';
 import type { OpoiParams } from '../params/networks.ts';
 import type { Block } from '../primitives/block.ts';
-import type { Transaction, TxIn, TxOut } from '../primitives/tx.ts';
-import { ScriptReader } from '../script/script.ts';
-import { SIGHASH_ALL } from '../script/sighash.ts';
-import { ValidationError } from '../validation/errors.ts';
+import type { Transaction, TxOut } from '../primitives/tx.ts';
 import { moneyRange } from '../validation/limits.ts';
-import { actorKey, actorScript, paysActor } from './actor.ts';
-import { commitmentHex, drawWinner, escrowAmount, minimumPaymentFloor, winnerAmount } from './commitment.ts';
-import { escrowRequestId, escrowScript } from './escrow.ts';
+import { actorKey } from './actor.ts';
+import { applyChallenge, applyPublish, applyVerdictCommit, applyVerdictReveal, settleAudit, unlockWinner } from './audit.ts';
+import { commitmentHex, drawWinner, escrowAmount, minimumPaymentFloor } from './commitment.ts';
+import { collateralActor, collateralScript, escrowRequestId, escrowScript } from './escrow.ts';
 import {
-  type Actor,
-  ActorType,
   type CommitPayload,
   DECODING_GREEDY,
   MANIFEST_BOS_MASK,
@@ -32,124 +27,45 @@ import {
   type RevealPayload,
   type StakeActionPayload,
   type StakePayload,
+  MAX_VERIFIABLE_TOKENS,
   TASK_OPEN,
-  decodeOpoiPayload,
+  TASK_VERIFIABLE,
   isValidModelName,
   opoiPayloadBytes,
   opoiPayloadIndex,
 } from './payload.ts';
+import { applyPayout, releaseOutput } from './payout.ts';
+import { type RequestRecord, commitWindowClose, expiryHeight, publishDeadline, revealDeadline, stakeStatus } from './records.ts';
 import {
-  type CommitRecord,
-  type ManifestRecord,
-  type RequestRecord,
-  type StakeRecord,
-  commitWindowClose,
-  expiryHeight,
-  revealDeadline,
-  stakeStatus,
-} from './records.ts';
+  type OpoiEvent,
+  type OpoiState,
+  activeServers,
+  bad,
+  knownRequest,
+  requireActiveStake,
+  requireSignedBy,
+  transactionPayload,
+} from './state.ts';
 
-/** Reads and writes of the OPoI state, as of the point in the chain being validated. */
-export interface OpoiState {
-  request(id: string): RequestRecord | undefined;
-  putRequest(r: RequestRecord): void;
-  commit(requestId: string, miner: string): CommitRecord | undefined;
-  /** Every commit of a request. */
-  commitsOf(requestId: string): CommitRecord[];
-  putCommit(c: CommitRecord): void;
-  stake(miner: string): StakeRecord | undefined;
-  /** Stores a stake; the state indexes its collateral outpoint for collateralOwner. */
-  putStake(s: StakeRecord): void;
-  deleteStake(miner: string): void;
-  /** The miner whose stake holds this outpoint as collateral (called for every input: keep it cheap). */
-  collateralOwner(txid: Uint8Array, vout: number): string | undefined;
-  manifest(modelId: string): ManifestRecord | undefined;
-  putManifest(m: ManifestRecord): void;
-  /** Requests to resolve at the end of the block at `height`. */
-  due(height: number): string[];
-  addDue(height: number, requestId: string): void;
-  removeDue(height: number, requestId: string): void;
-}
-
-export type OpoiEventType =
-  | 'request'
-  | 'commit'
-  | 'reveal'
-  | 'resolved'
-  | 'expired'
-  | 'paid'
-  | 'stake'
-  | 'renew'
-  | 'unstake'
-  | 'released'
-  | 'manifest';
-
-/** One lifecycle step, as the chain made it (WebSocket `opoi`, ZeroMQ `opoi`). */
-export interface OpoiEvent {
-  readonly type: OpoiEventType;
-  readonly height: number;
-  /** Request id (32 hex digits) for request steps, null for stake and manifest steps. */
-  readonly requestId: string | null;
-  /** Actor key of the miner or staker, where one acts (the winner for `resolved`, the registrant for `manifest`). */
-  readonly miner: string | null;
-  /** The transaction that made the step; null for steps a block's end makes (resolved, expired). */
-  readonly txid: string | null;
-  /** The registered model id, on `manifest` steps only. */
-  readonly modelId?: string;
-}
-
-function bad(reason: string, debug = ''): ValidationError {
-  return new ValidationError(reason, debug);
-}
-
-/** Whether an input spending an actor's coin carries a SIGHASH_ALL signature (so it covers every output). */
-function signsAll(input: TxIn, type: ActorType): boolean {
-  let sig: Uint8Array;
-  if (type === ActorType.P2WPKH) {
-    if (input.witness.length !== 2) return false;
-    sig = input.witness[0];
-  } else {
-    const r = new ScriptReader(input.scriptSig);
-    if (!r.next()) return false;
-    sig = r.data();
-  }
-  return sig.length > 0 && sig[sig.length - 1] === SIGHASH_ALL;
-}
-
-/** The acting address must sign one of the inputs, spending its own coin, with SIGHASH_ALL. */
-function requireSignedBy(tx: Transaction, spent: readonly TxOut[], actor: Actor): void {
-  for (let i = 0; i < tx.inputs.length; i++) {
-    if (paysActor(spent[i].scriptPubKey, actor) && signsAll(tx.inputs[i], actor.type)) return;
-  }
-  throw bad('bad-opoi-unsigned', `no input of ${actorKey(actor)} signed with SIGHASH_ALL`);
-}
-
-/** The transaction's payload, decoded; null without one. */
-export function transactionPayload(tx: Transaction): OpoiPayload | null {
-  const index = opoiPayloadIndex(tx);
-  if (index === -1) return null;
-  if (index === -2) throw bad('bad-opoi-payload-multiple', 'more than one OPoI payload output');
-  try {
-    return decodeOpoiPayload(opoiPayloadBytes(tx.outputs[index].scriptPubKey)!);
-  } catch (e) {
-    if (e instanceof DecodeError) throw bad('bad-opoi-payload', e.message);
-    throw e;
-  }
-}
-
-/** The transaction's payload, or null without one or with a malformed one (for display and wallets). */
-export function payloadOrNull(tx: Transaction): OpoiPayload | null {
-  try {
-    return transactionPayload(tx);
-  } catch (e) {
-    if (e instanceof ValidationError) return null;
-    throw e;
+/** Where an output may take a held-coin form: a REQUEST's escrow and a CHALLENGE's bond at output 0, a STAKE's collateral at output 0. */
+function checkHeldOutputs(tx: Transaction, payload: OpoiPayload | null): void {
+  for (let i = 0; i < tx.outputs.length; i++) {
+    const script = tx.outputs[i].scriptPubKey;
+    const escrow = escrowRequestId(script);
+    if (escrow !== null) {
+      const holds = i === 0 && (payload?.kind === OpoiKind.REQUEST || payload?.kind === OpoiKind.CHALLENGE) && bytesEqual(escrow, payload.requestId);
+      if (!holds) throw bad('bad-opoi-escrow-output', `output ${i} has the escrow form outside a REQUEST's or CHALLENGE's output 0`);
+    }
+    if (collateralActor(script) !== null && !(i === 0 && payload?.kind === OpoiKind.STAKE)) {
+      throw bad('bad-opoi-collateral-output', `output ${i} has the collateral form outside a STAKE's output 0`);
+    }
   }
 }
 
 /**
- * Applies one non-coinbase transaction at `height`: collateral and escrow spends, escrow outputs,
- * then its payload. `spent` holds the outputs its inputs spend, in input order.
+ * Applies one non-coinbase transaction at `height`: held-coin outputs, spends of escrows and
+ * collateral (payouts, releases), then its payload. `spent` holds the outputs its inputs spend, in
+ * input order.
  */
 export function applyOpoiTransaction(
   state: OpoiState,
@@ -160,30 +76,47 @@ export function applyOpoiTransaction(
   events: OpoiEvent[],
 ): void {
   const payload = transactionPayload(tx);
-  for (let i = 0; i < tx.outputs.length; i++) {
-    if (escrowRequestId(tx.outputs[i].scriptPubKey) !== null && !(i === 0 && payload?.kind === OpoiKind.REQUEST)) {
-      throw bad('bad-opoi-escrow-output', `output ${i} has the escrow form outside a REQUEST's output 0`);
-    }
-  }
-  let escrowId: Uint8Array | null = null;
+  checkHeldOutputs(tx, payload);
+  let escrowId: string | null = null;
+  let forfeitOf: string | null = null;
+  let released: string | null = null;
   for (let i = 0; i < tx.inputs.length; i++) {
     const id = escrowRequestId(spent[i].scriptPubKey);
     if (id !== null) {
-      if (escrowId !== null) throw bad('bad-opoi-payout-multiple', 'a payout spends one escrow');
-      escrowId = id;
+      const hex = toHex(id);
+      if (escrowId !== null && escrowId !== hex) throw bad('bad-opoi-payout-multiple', 'a payout spends the held coins of one request');
+      escrowId = hex;
     }
     const { txid, vout } = tx.inputs[i].prevout;
     const owner = state.collateralOwner(txid, vout);
     if (owner === undefined) continue;
     const stake = state.stake(owner)!;
+    if (stake.forfeitedBy !== null) {
+      forfeitOf = stake.forfeitedBy;
+      continue;
+    }
     const status = stakeStatus(stake, height, p);
-    if (status !== 'UNSTAKED') throw bad('bad-opoi-collateral-locked', `input ${i} spends the collateral of ${owner} (${status})`);
-    state.deleteStake(owner);
-    events.push({ type: 'released', height, requestId: null, miner: owner, txid: tx.txidHex });
+    if (status !== 'UNSTAKED' || stake.locks > 0) {
+      const why = stake.locks > 0 ? `${stake.locks} audit(s) of its answers pending` : status;
+      throw bad('bad-opoi-collateral-locked', `input ${i} spends the collateral of ${owner} (${why})`);
+    }
+    if (released !== null) throw bad('bad-opoi-release-multiple', 'a transaction releases one collateral');
+    released = owner;
+  }
+  if (forfeitOf !== null && forfeitOf !== escrowId)
+    throw bad('bad-opoi-collateral-locked', `a forfeited collateral is spent only by the payout of request ${forfeitOf}`);
+  if (released !== null) {
+    const want = releaseOutput(state.stake(released)!);
+    const out = tx.outputs[0];
+    if (escrowId !== null || toHex(out.scriptPubKey) !== want.script || out.value !== want.value) {
+      throw bad('bad-opoi-release-outputs', `output 0 must pay the whole collateral, ${want.value}, to ${want.script}`);
+    }
+    state.deleteStake(released);
+    events.push({ type: 'released', height, requestId: null, miner: released, txid: tx.txidHex });
   }
   if (escrowId !== null) {
     if (payload !== null) throw bad('bad-opoi-payout-payload', 'a payout carries no OPoI payload');
-    applyPayout(state, tx, toHex(escrowId), height, events);
+    applyPayout(state, tx, escrowId, height, events);
   }
   if (payload === null) return;
   switch (payload.kind) {
@@ -200,6 +133,14 @@ export function applyOpoiTransaction(
       return applyStakeAction(state, tx, spent, payload, height, events);
     case OpoiKind.MANIFEST:
       return applyManifest(state, tx, spent, payload, height, p, events);
+    case OpoiKind.PUBLISH:
+      return applyPublish(state, tx, payload, height, p, events);
+    case OpoiKind.CHALLENGE:
+      return applyChallenge(state, tx, spent, payload, height, p, events);
+    case OpoiKind.VERDICT_COMMIT:
+      return applyVerdictCommit(state, tx, spent, payload, height, events);
+    case OpoiKind.VERDICT_REVEAL:
+      return applyVerdictReveal(state, tx, spent, payload, height, events);
   }
 }
 
@@ -216,11 +157,16 @@ function applyRequest(
   const id = toHex(q.requestId);
   if (state.request(id)) throw bad('bad-opoi-request-duplicate', `request ${id} exists`);
   if (!isValidModelName(q.model)) throw bad('bad-opoi-model', `model name '${q.model}'`);
-  if (q.taskType !== TASK_OPEN) throw bad('bad-opoi-task-type', 'only OPEN tasks (no registered model manifests)');
-  if (q.maxTokens < 1 || q.maxTokens > p.maxTokens) throw bad('bad-opoi-max-tokens', `max_tokens ${q.maxTokens} not in 1..${p.maxTokens}`);
+  if (q.taskType !== TASK_OPEN && q.taskType !== TASK_VERIFIABLE) throw bad('bad-opoi-task-type', `task type ${q.taskType}`);
+  const verifiable = q.taskType === TASK_VERIFIABLE;
+  const maxTokens = verifiable ? Math.min(p.maxTokens, MAX_VERIFIABLE_TOKENS) : p.maxTokens;
+  if (q.maxTokens < 1 || q.maxTokens > maxTokens) throw bad('bad-opoi-max-tokens', `max_tokens ${q.maxTokens} not in 1..${maxTokens}`);
   const floor = minimumPaymentFloor(p.feeBase, p.feePerPromptToken, q.promptTokenCount);
   if (q.payment <= floor) throw bad('bad-opoi-payment-too-low', `payment ${q.payment} <= ${floor}`);
-  const escrow = escrowAmount(q.payment, q.feePerToken, q.maxTokens);
+  const quorum = q.auditQuorum ?? 0;
+  const auditFee = q.auditFee ?? 0n;
+  if (verifiable) checkVerifiable(state, q, height, p);
+  const escrow = escrowAmount(q.payment, q.feePerToken, q.maxTokens) + BigInt(quorum) * auditFee;
   const out = tx.outputs[0];
   if (!moneyRange(escrow) || !bytesEqual(out.scriptPubKey, escrowScript(q.requestId)) || out.value !== escrow) {
     throw bad('bad-opoi-escrow', `output 0 must lock ${escrow} in the request's escrow`);
@@ -239,6 +185,8 @@ function applyRequest(
     promptTokenCount: q.promptTokenCount,
     taskType: q.taskType,
     taskClass: q.taskClass,
+    auditQuorum: quorum,
+    auditFee,
     escrowValue: escrow,
     status: 'PENDING',
     firstCommitHeight: null,
@@ -249,24 +197,34 @@ function applyRequest(
     resolvedHeight: null,
     payoutTxid: null,
     payoutHeight: null,
+    publishTxid: null,
+    publishHeight: null,
   };
   state.putRequest(r);
   state.addDue(expiryHeight(r, p), id);
   events.push({ type: 'request', height, requestId: id, miner: null, txid: tx.txidHex });
 }
 
-function pendingRequest(state: OpoiState, requestId: Uint8Array): RequestRecord {
-  const id = toHex(requestId);
-  const r = state.request(id);
-  if (!r) throw bad('bad-opoi-request-unknown', `no request ${id}`);
-  if (r.status !== 'PENDING') throw bad('bad-opoi-request-closed', `request ${id} is ${r.status}`);
-  return r;
+/** A VERIFIABLE request names a registered manifest, a quorum, a fee, and enough auditors to draw from. */
+function checkVerifiable(state: OpoiState, q: RequestPayload, height: number, p: OpoiParams): void {
+  if (!state.manifest(q.model)) throw bad('bad-opoi-manifest-unknown', `no registered manifest '${q.model}'`);
+  const quorum = q.auditQuorum!;
+  if (quorum < 1 || quorum > p.maxAuditQuorum) throw bad('bad-opoi-audit-quorum', `audit quorum ${quorum} not in 1..${p.maxAuditQuorum}`);
+  if (q.auditFee! < p.minAuditFee) throw bad('bad-opoi-audit-fee', `audit fee ${q.auditFee} < ${p.minAuditFee}`);
+  const exclude = new Set([actorKey(q.requester)]);
+  if (q.executor) exclude.add(actorKey(q.executor));
+  const servers = activeServers(state, q.model, height, p, exclude).length;
+  if (servers < quorum)
+    throw bad(
+      'bad-opoi-audit-servers',
+      `${servers} ACTIVE stakers other than the requester and executor serve '${q.model}', fewer than the quorum ${quorum}`,
+    );
 }
 
-function requireActiveStake(state: OpoiState, miner: string, height: number, p: OpoiParams): void {
-  const stake = state.stake(miner);
-  const status = stake ? stakeStatus(stake, height, p) : 'none';
-  if (status !== 'ACTIVE') throw bad('bad-opoi-stake-inactive', `stake of ${miner} is ${status}`);
+function pendingRequest(state: OpoiState, requestId: Uint8Array): RequestRecord {
+  const r = knownRequest(state, requestId);
+  if (r.status !== 'PENDING') throw bad('bad-opoi-request-closed', `request ${r.id} is ${r.status}`);
+  return r;
 }
 
 function applyCommit(
@@ -286,7 +244,10 @@ function applyCommit(
   if (height <= r.height || (close !== null && height > close)) {
     throw bad('bad-opoi-commit-window', `height ${height} outside the commit window (${r.height + 1}..${close ?? 'first commit + window'})`);
   }
-  requireActiveStake(state, miner, height, p);
+  const stake = requireActiveStake(state, miner, height, p);
+  if (r.taskType === TASK_VERIFIABLE && !stake.serves.includes(r.model)) {
+    throw bad('bad-opoi-stake-manifest', `the stake of ${miner} does not serve manifest '${r.model}'`);
+  }
   if (state.commit(r.id, miner)) throw bad('bad-opoi-commit-duplicate', `${miner} already committed`);
   if (r.commits >= p.maxCommits) throw bad('bad-opoi-commits-full', `request has ${r.commits} commits`);
   state.putCommit({ requestId: r.id, miner, commitment: toHex(c.commitment), txid: tx.txidHex, height, reveal: null });
@@ -340,8 +301,8 @@ function applyStake(
   const miner = actorKey(s.miner);
   if (state.stake(miner)) throw bad('bad-opoi-stake-exists', `${miner} has a stake; spend its collateral after UNSTAKE first`);
   const out = tx.outputs[0];
-  if (!paysActor(out.scriptPubKey, s.miner) || out.value < p.minStake) {
-    throw bad('bad-opoi-stake-collateral', `output 0 must pay at least ${p.minStake} to the staker`);
+  if (!bytesEqual(out.scriptPubKey, collateralScript(s.miner)) || out.value < p.minStake) {
+    throw bad('bad-opoi-stake-collateral', `output 0 must lock at least ${p.minStake} in the staker's collateral form`);
   }
   const serves = s.serves ?? [];
   serves.forEach((id, i) => {
@@ -360,6 +321,8 @@ function applyStake(
     height,
     renewedHeight: height,
     unstakeHeight: null,
+    locks: 0,
+    forfeitedBy: null,
   });
   events.push({ type: 'stake', height, requestId: null, miner, txid: tx.txidHex });
 }
@@ -376,6 +339,7 @@ function applyStakeAction(
   const miner = actorKey(a.miner);
   const s = state.stake(miner);
   if (!s) throw bad('bad-opoi-stake-missing', `${miner} has no stake`);
+  if (s.forfeitedBy !== null) throw bad('bad-opoi-stake-forfeited', `the collateral of ${miner} was forfeited by request ${s.forfeitedBy}`);
   if (s.unstakeHeight !== null) throw bad('bad-opoi-stake-unstaking', `${miner} unstaked at height ${s.unstakeHeight}`);
   const renew = a.kind === OpoiKind.RENEW;
   state.putStake(renew ? { ...s, renewedHeight: height } : { ...s, unstakeHeight: height });
@@ -419,43 +383,25 @@ function applyManifest(
   events.push({ type: 'manifest', height, requestId: null, miner: registrant, txid: tx.txidHex, modelId: m.modelId });
 }
 
-function applyPayout(state: OpoiState, tx: Transaction, id: string, height: number, events: OpoiEvent[]): void {
-  const r = state.request(id);
-  if (!r || r.status === 'PENDING') throw bad('bad-opoi-payout-unresolved', `request ${id} is not resolved`);
-  const expected = payoutOutputs(r);
-  expected.forEach((want, i) => {
-    const out = tx.outputs[i];
-    if (!out || out.value !== want.value || toHex(out.scriptPubKey) !== want.script) {
-      throw bad('bad-opoi-payout-outputs', `output ${i} must pay ${want.value} to ${want.script}`);
-    }
-  });
-  state.putRequest({ ...r, payoutTxid: tx.txidHex, payoutHeight: height });
-  events.push({ type: 'paid', height, requestId: id, miner: r.winner, txid: tx.txidHex });
-}
-
-/** An actor key's output script, hex. */
-export function actorKeyScript(key: string): string {
-  const type = key.startsWith('00') ? ActorType.P2WPKH : ActorType.P2PKH;
-  return toHex(actorScript({ type, hash: Buffer.from(key.slice(2), 'hex') }));
-}
-
 /**
- * The leading outputs a resolved request's payout must have, in order: the winner's pay then the
- * requester's change (when any is left), or the whole escrow back to the requester on expiry.
+ * Settles the requests due at the end of the block at `height` (hash `blockHash`, internal byte
+ * order): resolves the ones whose commit or reveal window ended, expires a VERIFIABLE answer left
+ * unpublished, and takes audits through their draws and outcome.
  */
-export function payoutOutputs(r: RequestRecord): { readonly script: string; readonly value: bigint }[] {
-  if (r.status === 'EXPIRED') return [{ script: actorKeyScript(r.requester), value: r.escrowValue }];
-  const pay = winnerAmount(r.payment, r.feePerToken, r.winnerTokens!);
-  const outs = [{ script: actorKeyScript(r.winner!), value: pay }];
-  if (r.escrowValue > pay) outs.push({ script: actorKeyScript(r.requester), value: r.escrowValue - pay });
-  return outs;
-}
-
-/** Resolves the requests due at the end of the block at `height` (hash `blockHash`, internal byte order). */
-export function resolveOpoiBlock(state: OpoiState, height: number, blockHash: Uint8Array, events: OpoiEvent[]): void {
+export function resolveOpoiBlock(state: OpoiState, height: number, blockHash: Uint8Array, p: OpoiParams, events: OpoiEvent[]): void {
   for (const id of state.due(height)) {
     state.removeDue(height, id);
     const r = state.request(id)!;
+    if (r.status === 'AUDITING') {
+      settleAudit(state, r, height, blockHash, p, events);
+      continue;
+    }
+    if (r.status === 'PUBLISHING') {
+      unlockWinner(state, r);
+      state.putRequest({ ...r, status: 'EXPIRED' });
+      events.push({ type: 'expired', height, requestId: id, miner: null, txid: null });
+      continue;
+    }
     const revealed = state.commitsOf(id).filter((c) => c.reveal !== null);
     if (revealed.length === 0) {
       state.putRequest({ ...r, status: 'EXPIRED', resolvedHeight: height });
@@ -468,7 +414,16 @@ export function resolveOpoiBlock(state: OpoiState, height: number, blockHash: Ui
       revealed.map((c) => c.miner),
     );
     const tokens = revealed.find((c) => c.miner === winner)!.reveal!.tokenCount;
-    state.putRequest({ ...r, status: 'FULFILLED', winner, winnerTokens: tokens, resolvedHeight: height });
+    const resolved: RequestRecord = { ...r, status: 'FULFILLED', winner, winnerTokens: tokens, resolvedHeight: height };
+    if (r.taskType === TASK_VERIFIABLE) {
+      // Paid only after its answer is published and audited; until then the winner's collateral stays.
+      const s = state.stake(winner)!;
+      state.putStake({ ...s, locks: s.locks + 1 });
+      state.putRequest({ ...resolved, status: 'PUBLISHING' });
+      state.addDue(publishDeadline(resolved, p)!, id);
+    } else {
+      state.putRequest(resolved);
+    }
     events.push({ type: 'resolved', height, requestId: id, miner: winner, txid: null });
   }
 }
@@ -487,10 +442,11 @@ export function applyOpoiBlock(
 ): OpoiEvent[] {
   const events: OpoiEvent[] = [];
   const coinbase = block.txs[0];
-  if (coinbase.outputs.some((o) => opoiPayloadBytes(o.scriptPubKey) !== null || escrowRequestId(o.scriptPubKey) !== null)) {
-    throw bad('bad-opoi-coinbase', 'the coinbase carries no OPoI payload or escrow');
+  const held = (s: Uint8Array) => escrowRequestId(s) !== null || collateralActor(s) !== null;
+  if (coinbase.outputs.some((o) => opoiPayloadBytes(o.scriptPubKey) !== null || held(o.scriptPubKey))) {
+    throw bad('bad-opoi-coinbase', 'the coinbase carries no OPoI payload, escrow or collateral');
   }
   for (let t = 1; t < block.txs.length; t++) applyOpoiTransaction(state, block.txs[t], spent[t - 1], height, p, events);
-  resolveOpoiBlock(state, height, blockHash, events);
+  resolveOpoiBlock(state, height, blockHash, p, events);
   return events;
 }

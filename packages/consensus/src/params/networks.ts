@@ -67,6 +67,18 @@ export interface OpoiParams {
   readonly maxTokens: number;
   /** Least a MANIFEST burns (the value of its payload output): manifests are kept forever. */
   readonly manifestFee: bigint;
+  /** Blocks after a VERIFIABLE request resolves in which its prompt and answer must be published. */
+  readonly publishWindow: number;
+  /** Blocks after the auditor draw in which auditors commit verdicts (a challenge reopens it). */
+  readonly auditCommitWindow: number;
+  /** Blocks after the verdict commit window in which auditors reveal; the outcome is decided at its last. */
+  readonly auditRevealWindow: number;
+  /** Largest audit quorum a VERIFIABLE request may ask for (a challenge draws quorum + 1 more). */
+  readonly maxAuditQuorum: number;
+  /** Least audit fee per auditor: every fee ends in its own payout output, which must not be dust. */
+  readonly minAuditFee: bigint;
+  /** Least bond a challenge holds. */
+  readonly challengeBond: bigint;
 }
 
 // 12.5 coins every 120 s, halving every 840,000 blocks (~3.2 years): the subsidy sums to just
@@ -132,6 +144,12 @@ export const MAIN: ChainParams = params({
     maxCommits: 64,
     maxTokens: 1_000_000,
     manifestFee: COIN,
+    publishWindow: 144,
+    auditCommitWindow: 144,
+    auditRevealWindow: 144,
+    maxAuditQuorum: 16,
+    minAuditFee: 10_000n,
+    challengeBond: 10n * COIN,
   },
   genesisFields: GENESIS_MAIN,
 });
@@ -171,6 +189,10 @@ export const REGTEST: ChainParams = params({
     stakeRenewal: 100,
     unstakeCooldown: 10,
     manifestFee: COIN / 10n,
+    publishWindow: 4,
+    auditCommitWindow: 4,
+    auditRevealWindow: 4,
+    challengeBond: COIN / 2n,
   },
   genesisFields: GENESIS_REGTEST,
 });

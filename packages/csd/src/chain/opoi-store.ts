@@ -7,6 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import {
+  type AuditRecord,
   type Block,
   type CommitRecord,
   type ManifestRecord,
@@ -27,17 +28,22 @@ import {
 import { type ChainDatabase, type Table, readLargeInto } from '../storage/database.ts';
 
 /** Tables in the order of their ids in undo records (and in the state digest). */
-const TABLE_NAMES = ['opoirequest', 'opoicommit', 'opoistake', 'opoicollateral', 'opoidue', 'opoimanifest'] as const;
-type TableId = 0 | 1 | 2 | 3 | 4 | 5;
+const TABLE_NAMES = ['opoirequest', 'opoicommit', 'opoistake', 'opoicollateral', 'opoidue', 'opoimanifest', 'opoiaudit', 'opoiserver'] as const;
+type TableId = 0 | 1 | 2 | 3 | 4 | 5 | 6 | 7;
 const REQUEST: TableId = 0;
 const COMMIT: TableId = 1;
 const STAKE: TableId = 2;
 const COLLATERAL: TableId = 3;
 const DUE: TableId = 4;
 const MANIFEST: TableId = 5;
+const AUDIT: TableId = 6;
+const SERVER: TableId = 7;
 const hexKey = (hex: string) => Buffer.from(hex, 'hex');
 /** A manifest's key: its model id's ASCII bytes (in hex, the form the overlay keys tables by). */
 const manifestHex = (modelId: string) => Buffer.from(modelId, 'latin1').toString('hex');
+/** A server entry's key prefix: the model id's length and bytes, so that no id's entries run into a longer id's. */
+const serverPrefixHex = (modelId: string) => modelId.length.toString(16).padStart(2, '0') + manifestHex(modelId);
+const EMPTY = Buffer.alloc(0);
 
 /**
  * A height's due record: key the height (4 bytes, big-endian), value the ids of the requests due
@@ -86,7 +92,7 @@ interface Write {
   readonly before?: Uint8Array | null;
 }
 
-type AnyRecord = RequestRecord | CommitRecord | StakeRecord | ManifestRecord;
+type AnyRecord = RequestRecord | CommitRecord | StakeRecord | ManifestRecord | AuditRecord;
 
 /** A block's OPoI changes, ready to be written with the block. */
 export interface OpoiBlockChanges {
@@ -201,6 +207,17 @@ export class OpoiStore {
   /** In model id order (the table's key order). */
   *manifests(): Generator<ManifestRecord> {
     for (const { value } of this.tables[MANIFEST].getRange({})) yield decodeRecord<ManifestRecord>(value);
+  }
+
+  audit(requestId: string): AuditRecord | undefined {
+    const raw = this.raw(AUDIT, hexKey(requestId));
+    return raw ? decodeRecord<AuditRecord>(raw) : undefined;
+  }
+
+  /** Miner keys of the stakes serving a manifest, in key order. */
+  servers(modelId: string): string[] {
+    const prefix = hexKey(serverPrefixHex(modelId));
+    return [...this.rawRange(SERVER, prefix)].map(({ key }) => key.toString('hex', prefix.length));
   }
 
   collateralOwner(txid: Uint8Array, vout: number): string | undefined {
@@ -413,6 +430,7 @@ export class BlockOverlay implements OpoiState {
   putStake(s: StakeRecord): void {
     this.set(STAKE, s.miner, s);
     this.set(COLLATERAL, stakeCollateralKey(s).toString('hex'), hexKey(s.miner));
+    for (const id of s.serves) this.set(SERVER, serverPrefixHex(id) + s.miner, EMPTY);
   }
 
   deleteStake(miner: string): void {
@@ -420,6 +438,26 @@ export class BlockOverlay implements OpoiState {
     if (!s) return;
     this.set(STAKE, miner, null);
     this.set(COLLATERAL, stakeCollateralKey(s).toString('hex'), null);
+    for (const id of s.serves) this.set(SERVER, serverPrefixHex(id) + miner, null);
+  }
+
+  servers(modelId: string): string[] {
+    const prefix = serverPrefixHex(modelId);
+    const keys = new Set(this.store.servers(modelId));
+    for (const [hex, w] of this.writes[SERVER]) {
+      if (!hex.startsWith(prefix) || hex.length !== prefix.length + 42) continue;
+      if (w === null) keys.delete(hex.slice(prefix.length));
+      else keys.add(hex.slice(prefix.length));
+    }
+    return [...keys].sort();
+  }
+
+  audit(requestId: string): AuditRecord | undefined {
+    return this.record<AuditRecord>(AUDIT, requestId);
+  }
+
+  putAudit(a: AuditRecord): void {
+    this.set(AUDIT, a.requestId, a);
   }
 
   manifest(modelId: string): ManifestRecord | undefined {

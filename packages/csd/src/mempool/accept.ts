@@ -176,14 +176,16 @@ function preliminaryChecks(ctx: AcceptContext, tx: Transaction): AcceptFailure |
 }
 
 /**
- * The leading outputs of an OPoI payout, whose amounts consensus fixes: exempt from the dust rule,
- * or a tiny refund would leave an escrow no standard transaction can pay out.
+ * The leading outputs of an OPoI payout or release, whose amounts consensus fixes: exempt from the
+ * dust rule, or a tiny refund would leave an escrow no standard transaction can pay out. The
+ * largest payout has 37 (winner, 16 + 17 auditors, requester, burn, challenger).
  */
-const PAYOUT_OUTPUTS = 2;
+const PAYOUT_OUTPUTS = 40;
 
 /**
- * Whether an input has neither scriptSig nor witness: only an escrow is standard to spend so
- * (any other such input fails areInputsStandard), so such a transaction may be a payout.
+ * Whether an input has neither scriptSig nor witness: only a held coin (escrow, bond, collateral)
+ * is standard to spend so (any other such input fails areInputsStandard), so such a transaction
+ * may be a payout or a release.
  */
 function spendsEscrowCandidate(tx: Transaction): boolean {
   return tx.inputs.some((i) => i.scriptSig.length === 0 && i.witness.length === 0);

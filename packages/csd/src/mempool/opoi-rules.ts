@@ -14,7 +14,7 @@ import {
   ValidationError,
   actorKey,
   applyOpoiTransaction,
-  escrowRequestId,
+  isHeldScript,
   toHex,
   transactionPayload,
 } from '@cs/consensus';
@@ -45,13 +45,22 @@ function actionKeys(p: OpoiPayload): ActionKey[] {
     }
     case OpoiKind.MANIFEST:
       return [{ key: `manifest:${p.modelId}`, exclusive: true }];
+    case OpoiKind.PUBLISH:
+    case OpoiKind.CHALLENGE:
+      // One of each per request: a second would be refused by the first in the same block.
+      return [{ key: `${p.kind === OpoiKind.PUBLISH ? 'publish' : 'challenge'}:${toHex(p.requestId)}`, exclusive: true }];
+    case OpoiKind.VERDICT_COMMIT:
+    case OpoiKind.VERDICT_REVEAL: {
+      const step = p.kind === OpoiKind.VERDICT_COMMIT ? 'verdict-commit' : 'verdict-reveal';
+      return [{ key: `${step}:${toHex(p.requestId)}:${actorKey(p.auditor)}`, exclusive: true }];
+    }
     default:
       return [{ key: `miner:${actorKey(p.miner)}`, exclusive: true }];
   }
 }
 
 /** Reasons that may pass at a later height; the rest are invalid however long one waits. */
-const PREMATURE = new Set(['bad-opoi-reveal-early', 'bad-opoi-collateral-locked', 'bad-opoi-payout-unresolved']);
+const PREMATURE = new Set(['bad-opoi-reveal-early', 'bad-opoi-collateral-locked', 'bad-opoi-payout-unresolved', 'bad-opoi-verdict-window']);
 
 export class OpoiMempoolRules {
   /** txid → the keys it holds, for every admitted transaction with an OPoI payload or escrow spend. */
@@ -81,9 +90,9 @@ export class OpoiMempoolRules {
     return null;
   }
 
-  /** Whether the mempool must track `tx` here (it carries a payload or spends an escrow). */
+  /** Whether the mempool must track `tx` here (it carries a payload or spends a held coin: escrow, bond, collateral). */
   static concerns(tx: Transaction, spent: readonly TxOut[]): boolean {
-    return transactionPayload(tx) !== null || spent.some((o) => escrowRequestId(o.scriptPubKey) !== null);
+    return transactionPayload(tx) !== null || spent.some((o) => isHeldScript(o.scriptPubKey));
   }
 
   added(tx: Transaction, spent: readonly TxOut[]): void {

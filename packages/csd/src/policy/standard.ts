@@ -14,7 +14,7 @@ import {
   type Transaction,
   type TxOut,
   type TxoutType,
-  escrowRequestId,
+  isHeldScript,
   opoiPayloadBytes,
 } from '@cs/consensus';
 import { feeForSize, type FeeRate } from './feerate.ts';
@@ -70,8 +70,8 @@ export function standardOutputType(script: Uint8Array, opts: PolicyOptions): Txo
       if (opoiPayloadBytes(script) !== null) return type;
       return opts.maxDatacarrierBytes !== null && script.length <= opts.maxDatacarrierBytes ? type : null;
     case 'nonstandard':
-      // The escrow of an OPoI REQUEST: consensus fixes its form, value and spend.
-      return escrowRequestId(script) !== null ? type : null;
+      // An OPoI escrow, bond or collateral: consensus fixes its form, value and spend.
+      return isHeldScript(script) ? type : null;
     default:
       // Including witness_unknown: paying to a future witness version is standard, so wallets
       // can use it the day it activates; spending one is not (see areInputsStandard).
@@ -122,7 +122,7 @@ function revealedRedeemScript(scriptSig: Uint8Array): Uint8Array | null {
 export function areInputsStandard(tx: Transaction, spent: readonly TxOut[]): boolean {
   return tx.inputs.every((input, i) => {
     const { type } = solver(spent[i].scriptPubKey);
-    if (escrowRequestId(spent[i].scriptPubKey) !== null) return input.scriptSig.length === 0;
+    if (isHeldScript(spent[i].scriptPubKey)) return input.scriptSig.length === 0;
     if (type === 'nonstandard' || type === 'witness_unknown') return false;
     if (type !== 'scripthash') return true;
     const redeemScript = revealedRedeemScript(input.scriptSig);

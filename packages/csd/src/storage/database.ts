@@ -34,6 +34,10 @@ export interface Tables {
   readonly opoidue: Table;
   /** model id (its ASCII bytes) → model manifest record. */
   readonly opoimanifest: Table;
+  /** request id → the audit record of a published VERIFIABLE answer. */
+  readonly opoiaudit: Table;
+  /** length byte ‖ model id ‖ miner actor → nothing: the stakes that serve each manifest. */
+  readonly opoiserver: Table;
   /** block hash → the OPoI records the block changed, as they were before, and its lifecycle events. */
   readonly opoiundo: Table;
   /** request id ‖ response hash → published response content. Not derived from blocks: kept across -reindex. */
@@ -68,11 +72,13 @@ export function readLargeInto(table: Table, key: Buffer, allocate: (length: numb
  *    per height (the ids due there) instead of one per request.
  * 3: a request record holds its executor (after the requester), so a schema-2 record reads as damaged.
  * 4: model manifests (table opoimanifest), and a stake record holds the manifests it serves.
+ * 5: verifiable requests: audit records (opoiaudit), the stakes serving each manifest (opoiserver),
+ *    and request and stake records with their audit fields.
  */
-export const SCHEMA_VERSION = 4;
+export const SCHEMA_VERSION = 5;
 
 /** Earlier schemas that differ only in tables -reindex rebuilds: -reindex upgrades them in place. */
-const REBUILDABLE_SCHEMAS: readonly number[] = [1, 2, 3];
+const REBUILDABLE_SCHEMAS: readonly number[] = [1, 2, 3, 4];
 
 /** Meta keys holding the hash of the last block each optional index covers (indexes/sync.ts). */
 export const TX_INDEX_MARKER = 'txindex';
@@ -103,6 +109,8 @@ export class ChainDatabase {
       opoicollateral: table('opoicollateral'),
       opoidue: table('opoidue'),
       opoimanifest: table('opoimanifest'),
+      opoiaudit: table('opoiaudit'),
+      opoiserver: table('opoiserver'),
       opoiundo: table('opoiundo'),
       opoicontent: table('opoicontent'),
     };

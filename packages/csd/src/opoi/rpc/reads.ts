@@ -67,7 +67,7 @@ export function registerOpoiReadMethods(registry: RpcRegistry, ctx: OpoiContext)
     result: '{ "height", "requests": {...}, "stakes": {...}, "commits", "reveals", "escrow_locked", "params": {...}, "state_digest" }',
     examples: [{ args: [] }],
     handler: async () => {
-      const requests = { total: 0, PENDING: 0, FULFILLED: 0, EXPIRED: 0, paid: 0 };
+      const requests = { total: 0, PENDING: 0, FULFILLED: 0, EXPIRED: 0, PUBLISHING: 0, AUDITING: 0, REJECTED: 0, paid: 0 };
       let escrow = 0n;
       let commits = 0;
       let reveals = 0;
@@ -79,7 +79,7 @@ export function registerOpoiReadMethods(registry: RpcRegistry, ctx: OpoiContext)
         if (r.payoutTxid !== null) requests.paid++;
         else escrow += r.escrowValue;
       }
-      const stakes: Record<string, number> = { total: 0, ACTIVE: 0, SUSPENDED: 0, UNSTAKING: 0, UNSTAKED: 0 };
+      const stakes: Record<string, number> = { total: 0, ACTIVE: 0, SUSPENDED: 0, UNSTAKING: 0, UNSTAKED: 0, FORFEITED: 0 };
       for (const s of chain.opoi.stakes()) {
         stakes.total++;
         stakes[stakeStatus(s, chain.height + 1, p)]++;
@@ -91,9 +91,19 @@ export function registerOpoiReadMethods(registry: RpcRegistry, ctx: OpoiContext)
           pending: requests.PENDING,
           fulfilled: requests.FULFILLED,
           expired: requests.EXPIRED,
+          publishing: requests.PUBLISHING,
+          auditing: requests.AUDITING,
+          rejected: requests.REJECTED,
           paid: requests.paid,
         },
-        stakes: { total: stakes.total, active: stakes.ACTIVE, suspended: stakes.SUSPENDED, unstaking: stakes.UNSTAKING, unstaked: stakes.UNSTAKED },
+        stakes: {
+          total: stakes.total,
+          active: stakes.ACTIVE,
+          suspended: stakes.SUSPENDED,
+          unstaking: stakes.UNSTAKING,
+          unstaked: stakes.UNSTAKED,
+          forfeited: stakes.FORFEITED,
+        },
         commits,
         reveals,
         escrow_locked: amountToJson(escrow),
