@@ -3,8 +3,8 @@ import assert from 'node:assert/strict';
 import { hashToHex } from '../src/encoding/hex.ts';
 import { actorScript } from '../src/opoi/actor.ts';
 import { type Actor, ActorType, type OpoiPayload, opoiPayloadScript } from '../src/opoi/payload.ts';
-import type { CommitRecord, ManifestRecord, RequestRecord, StakeRecord } from '../src/opoi/records.ts';
-import type { OpoiState } from '../src/opoi/rules.ts';
+import type { AuditRecord, CommitRecord, ManifestRecord, RequestRecord, StakeRecord } from '../src/opoi/records.ts';
+import type { OpoiState } from '../src/opoi/state.ts';
 import { Transaction, type TxOut } from '../src/primitives/tx.ts';
 import { ValidationError } from '../src/validation/errors.ts';
 
@@ -15,6 +15,7 @@ export class MemoryState implements OpoiState {
   stakes = new Map<string, StakeRecord>();
   dues = new Map<number, Set<string>>();
   manifests = new Map<string, ManifestRecord>();
+  audits = new Map<string, AuditRecord>();
   request = (id: string) => this.requests.get(id);
   putRequest = (r: RequestRecord) => void this.requests.set(r.id, r);
   commit = (id: string, m: string) => this.commits.get(`${id}:${m}`);
@@ -25,11 +26,18 @@ export class MemoryState implements OpoiState {
   deleteStake = (m: string) => void this.stakes.delete(m);
   collateralOwner = (txid: Uint8Array, vout: number) =>
     [...this.stakes.values()].find((s) => s.collateralVout === vout && s.collateralTxid === hashToHex(txid))?.miner;
+  servers = (modelId: string) =>
+    [...this.stakes.values()]
+      .filter((s) => s.serves.includes(modelId))
+      .map((s) => s.miner)
+      .sort();
   due = (h: number) => [...(this.dues.get(h) ?? [])];
   addDue = (h: number, id: string) => void (this.dues.get(h) ?? this.dues.set(h, new Set()).get(h)!).add(id);
   removeDue = (h: number, id: string) => void this.dues.get(h)?.delete(id);
   manifest = (id: string) => this.manifests.get(id);
   putManifest = (m: ManifestRecord) => void this.manifests.set(m.modelId, m);
+  audit = (id: string) => this.audits.get(id);
+  putAudit = (a: AuditRecord) => void this.audits.set(a.requestId, a);
 }
 
 let serial = 0;
@@ -49,6 +57,14 @@ export function actingTx(actor: Actor, outputs: TxOut[], sighash = 1): { tx: Tra
 
 export const payloadOut = (p: OpoiPayload): TxOut => ({ value: 0n, scriptPubKey: opoiPayloadScript(p) });
 
+/** `fn` throws a ValidationError with exactly this reason (the message shows the one it threw instead). */
 export function expectReject(fn: () => void, reason: string): void {
-  assert.throws(fn, (e: unknown) => e instanceof ValidationError && e.reason === reason);
+  try {
+    fn();
+  } catch (e) {
+    if (!(e instanceof ValidationError)) throw e;
+    assert.equal(e.reason, reason, e.message);
+    return;
+  }
+  assert.fail(`expected ${reason}, but nothing was refused`);
 }

@@ -3,9 +3,11 @@ import { test } from 'node:test';
 import { MemoryState, actingTx, expectReject, payloadOut } from '../../test/opoi-state.ts';
 import { REGTEST } from '../params/networks.ts';
 import { ValidationError } from '../validation/errors.ts';
-import { actorKey, actorScript } from './actor.ts';
+import { actorKey } from './actor.ts';
+import { collateralScript } from './escrow.ts';
 import { ActorType, BosRule, MANIFEST_PARSE_SPECIAL, MANIFEST_TEMPLATE, OpoiKind, type OpoiPayload, opoiPayloadScript } from './payload.ts';
-import { type OpoiEvent, applyOpoiTransaction } from './rules.ts';
+import { applyOpoiTransaction } from './rules.ts';
+import type { OpoiEvent } from './state.ts';
 
 const P = REGTEST.opoi;
 const requester = { type: ActorType.P2WPKH, hash: new Uint8Array(20).fill(1) };
@@ -63,7 +65,7 @@ test('MANIFEST: registered once, for the fee it burns, with a known rule; a STAK
 
   const stake = (serves: string[] | undefined) =>
     actingTx(minerA, [
-      { value: P.minStake, scriptPubKey: actorScript(minerA) },
+      { value: P.minStake, scriptPubKey: collateralScript(minerA) },
       payloadOut({ kind: OpoiKind.STAKE, miner: minerA, modelId: '', endpoint: '', ...(serves ? { serves } : {}) }),
     ]);
   for (const [serves, why] of [

@@ -6,7 +6,7 @@ import { REGTEST } from '../params/networks.ts';
 import { Transaction, type TxOut } from '../primitives/tx.ts';
 import { actorKey, actorScript, paysActor } from './actor.ts';
 import { commitmentHash, commitmentHex, drawWinner, escrowAmount, requestIdFromUuid, requestIdHexFromUuid, requestIdToUuid } from './commitment.ts';
-import { escrowRequestId, escrowScript } from './escrow.ts';
+import { collateralScript, escrowRequestId, escrowScript } from './escrow.ts';
 import {
   ActorType,
   BosRule,
@@ -22,7 +22,9 @@ import {
 } from './payload.ts';
 import type { CommitRecord, ManifestRecord, RequestRecord, StakeRecord } from './records.ts';
 import { decodeRecord, encodeRecord } from './records.ts';
-import { type OpoiEvent, applyOpoiTransaction, payoutOutputs, resolveOpoiBlock } from './rules.ts';
+import { payoutOutputs } from './payout.ts';
+import { applyOpoiTransaction, resolveOpoiBlock } from './rules.ts';
+import type { OpoiEvent } from './state.ts';
 import { MemoryState, actingTx, expectReject, payloadOut } from '../../test/opoi-state.ts';
 
 const P = REGTEST.opoi;
@@ -221,6 +223,8 @@ test('records encode deterministically, bigints included, and decode to equal va
     height: 5,
     renewedHeight: 5,
     unstakeHeight: null,
+    locks: 0,
+    forfeitedBy: null,
   };
   assert.deepEqual(decodeRecord<StakeRecord>(encodeRecord(s)), s);
   assert.deepEqual(encodeRecord(decodeRecord(encodeRecord(s))), encodeRecord(s));
@@ -238,6 +242,8 @@ test('records encode deterministically, bigints included, and decode to equal va
     promptTokenCount: 3,
     taskType: 0,
     taskClass: 'text\n',
+    auditQuorum: 0,
+    auditFee: 0n,
     escrowValue: 300_000n,
     status: 'FULFILLED',
     firstCommitHeight: 8,
@@ -248,6 +254,8 @@ test('records encode deterministically, bigints included, and decode to equal va
     resolvedHeight: 12,
     payoutTxid: null,
     payoutHeight: null,
+    publishTxid: null,
+    publishHeight: null,
   };
   const c: CommitRecord = {
     requestId: r.id,
@@ -301,7 +309,7 @@ test('records encode deterministically, bigints included, and decode to equal va
   const text = (t: string) => 2 + Buffer.byteLength(t);
   assert.equal(
     encodeRecord(pending).length,
-    1 + 16 + 32 + 4 + 21 + 1 + text(r.model) + 32 + 4 + 8 + 8 + 4 + 4 + text(r.taskClass) + 8 + 1 + 4 + 4 + 4 + 1 + 4 + 4 + 1 + 4,
+    1 + 16 + 32 + 4 + 21 + 1 + text(r.model) + 32 + 4 + 8 + 8 + 4 + 4 + text(r.taskClass) + 1 + 8 + 8 + 1 + 4 + 4 + 4 + 1 + 4 + 4 + 1 + 4 + 1 + 4,
   );
   assert.equal(encodeRecord(bound).length, encodeRecord(pending).length + 21, 'the executor: flag byte 1 then its actor key');
   assert.equal(
@@ -330,19 +338,19 @@ test('a whole lifecycle by the rules: stake, request, commits, reveals, resoluti
   // Stakes of two miners at height 10.
   for (const m of [minerA, minerB]) {
     const { tx, spent } = actingTx(m, [
-      { value: P.minStake, scriptPubKey: actorScript(m) },
+      { value: P.minStake, scriptPubKey: collateralScript(m) },
       payloadOut({ kind: OpoiKind.STAKE, miner: m, modelId: 'tiny', endpoint: '' }),
     ]);
     applyOpoiTransaction(st, tx, spent, 10, P, events);
   }
   // A stake below the minimum and a second stake are refused.
   const small = actingTx(requester, [
-    { value: P.minStake - 1n, scriptPubKey: actorScript(requester) },
+    { value: P.minStake - 1n, scriptPubKey: collateralScript(requester) },
     payloadOut({ kind: OpoiKind.STAKE, miner: requester, modelId: '', endpoint: '' }),
   ]);
   expectReject(() => applyOpoiTransaction(st, small.tx, small.spent, 10, P, []), 'bad-opoi-stake-collateral');
   const again = actingTx(minerA, [
-    { value: P.minStake, scriptPubKey: actorScript(minerA) },
+    { value: P.minStake, scriptPubKey: collateralScript(minerA) },
     payloadOut({ kind: OpoiKind.STAKE, miner: minerA, modelId: '', endpoint: '' }),
   ]);
   expectReject(() => applyOpoiTransaction(st, again.tx, again.spent, 11, P, []), 'bad-opoi-stake-exists');
@@ -408,7 +416,7 @@ test('a whole lifecycle by the rules: stake, request, commits, reveals, resoluti
   }
   const deadline = 22 + P.commitWindow + P.revealWindow - 1;
   assert.deepEqual(st.due(deadline), [id]);
-  resolveOpoiBlock(st, deadline, new Uint8Array(32).fill(3), events);
+  resolveOpoiBlock(st, deadline, new Uint8Array(32).fill(3), P, events);
   const resolved = st.request(id)!;
   assert.equal(resolved.status, 'FULFILLED');
   const winner = resolved.winner!;
@@ -447,7 +455,7 @@ test('a request naming an executor takes a COMMIT from that staker only', () => 
   const st = new MemoryState();
   for (const m of [minerA, minerB]) {
     const { tx, spent } = actingTx(m, [
-      { value: P.minStake, scriptPubKey: actorScript(m) },
+      { value: P.minStake, scriptPubKey: collateralScript(m) },
       payloadOut({ kind: OpoiKind.STAKE, miner: m, modelId: '', endpoint: '' }),
     ]);
     applyOpoiTransaction(st, tx, spent, 10, P, []);
@@ -505,7 +513,7 @@ test('a request naming an executor takes a COMMIT from that staker only', () => 
 test('stakes: suspension, unstake, and collateral locked until the cooldown ends', () => {
   const st = new MemoryState();
   const { tx, spent } = actingTx(minerA, [
-    { value: P.minStake, scriptPubKey: actorScript(minerA) },
+    { value: P.minStake, scriptPubKey: collateralScript(minerA) },
     payloadOut({ kind: OpoiKind.STAKE, miner: minerA, modelId: '', endpoint: '' }),
   ]);
   applyOpoiTransaction(st, tx, spent, 100, P, []);
@@ -515,10 +523,10 @@ test('stakes: suspension, unstake, and collateral locked until the cooldown ends
     inputs: [
       { prevout: { txid: tx.txid, vout: 0 }, scriptSig: new Uint8Array(0), sequence: 0xffffffff, witness: [new Uint8Array(72), new Uint8Array(33)] },
     ],
-    outputs: [{ value: P.minStake - 1000n, scriptPubKey: actorScript(minerA) }],
+    outputs: [{ value: P.minStake, scriptPubKey: actorScript(minerA) }],
     locktime: 0,
   });
-  const collateral = [{ value: P.minStake, scriptPubKey: actorScript(minerA) }];
+  const collateral = [{ value: P.minStake, scriptPubKey: collateralScript(minerA) }];
   expectReject(() => applyOpoiTransaction(st, spendCollateral, collateral, 101, P, []), 'bad-opoi-collateral-locked');
   const unstake = actingTx(minerA, [payloadOut({ kind: OpoiKind.UNSTAKE, miner: minerA })]);
   applyOpoiTransaction(st, unstake.tx, unstake.spent, 150, P, []);
