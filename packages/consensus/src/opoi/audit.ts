@@ -64,10 +64,13 @@ export function applyPublish(state: OpoiState, tx: Transaction, u: PublishPayloa
 }
 
 /** The audit of a request in its AUDITING status, or the reason refusing an audit step. */
-function openAudit(state: OpoiState, requestId: Uint8Array, reason: string): { r: RequestRecord; a: AuditRecord } {
+function openAudit(state: OpoiState, requestId: Uint8Array, reason: string): AuditRecord {
+  // An audit record exists from the publish on and has its outcome once the request is settled,
+  // so it alone says whether the request is AUDITING: verdicts need not read the request.
+  const a = state.audit(toHex(requestId));
+  if (a && a.outcome === null) return a;
   const r = knownRequest(state, requestId);
-  if (r.status !== 'AUDITING') throw bad(reason, `request ${r.id} is ${r.status}`);
-  return { r, a: state.audit(r.id)! };
+  throw bad(reason, `request ${r.id} is ${r.status}`);
 }
 
 /** The height at whose end an auditor's round was drawn: verdict commits start after it. */
@@ -83,11 +86,11 @@ export function applyChallenge(
   events: OpoiEvent[],
 ): void {
   requireSignedBy(tx, spent, c.challenger);
-  const { r, a } = openAudit(state, c.requestId, 'bad-opoi-challenge-window');
+  const a = openAudit(state, c.requestId, 'bad-opoi-challenge-window');
   if (height <= a.drawHeight || height > a.commitClose) {
     throw bad('bad-opoi-challenge-window', `height ${height} outside ${a.drawHeight + 1}..${a.commitClose}`);
   }
-  if (a.challenger !== null) throw bad('bad-opoi-challenge-duplicate', `request ${r.id} was challenged in ${a.challengeTxid}`);
+  if (a.challenger !== null) throw bad('bad-opoi-challenge-duplicate', `request ${a.requestId} was challenged in ${a.challengeTxid}`);
   const out = tx.outputs[0];
   if (!bytesEqual(out.scriptPubKey, escrowScript(c.requestId)) || out.value < p.challengeBond) {
     throw bad('bad-opoi-challenge-bond', `output 0 must hold at least ${p.challengeBond} in the request's escrow`);
@@ -95,12 +98,12 @@ export function applyChallenge(
   // The challenge's auditors need a whole commit window after their draw, which is the next block.
   const commitClose = Math.max(a.commitClose, height + 1 + p.auditCommitWindow);
   const revealDeadline = commitClose + p.auditRevealWindow;
-  state.removeDue(a.revealDeadline, r.id);
-  state.addDue(height + 1, r.id);
-  state.addDue(revealDeadline, r.id);
+  state.removeDue(a.revealDeadline, a.requestId);
+  state.addDue(height + 1, a.requestId);
+  state.addDue(revealDeadline, a.requestId);
   const challenger = actorKey(c.challenger);
   state.putAudit({ ...a, challenger, bond: out.value, challengeTxid: tx.txidHex, challengeHeight: height, commitClose, revealDeadline });
-  events.push({ type: 'challenge', height, requestId: r.id, miner: challenger, txid: tx.txidHex });
+  events.push({ type: 'challenge', height, requestId: a.requestId, miner: challenger, txid: tx.txidHex });
 }
 
 function auditorEntry(a: AuditRecord, auditor: string): number {
@@ -122,7 +125,7 @@ export function applyVerdictCommit(
   events: OpoiEvent[],
 ): void {
   requireSignedBy(tx, spent, v.auditor);
-  const { r, a } = openAudit(state, v.requestId, 'bad-opoi-verdict-window');
+  const a = openAudit(state, v.requestId, 'bad-opoi-verdict-window');
   const auditor = actorKey(v.auditor);
   const i = auditorEntry(a, auditor);
   const x = a.auditors[i];
@@ -131,7 +134,7 @@ export function applyVerdictCommit(
   }
   if (x.commitment !== null) throw bad('bad-opoi-verdict-duplicate', `${auditor} already committed a verdict`);
   state.putAudit(withAuditor(a, i, { ...x, commitment: toHex(v.commitment), commitTxid: tx.txidHex }));
-  events.push({ type: 'verdict-commit', height, requestId: r.id, miner: auditor, txid: tx.txidHex });
+  events.push({ type: 'verdict-commit', height, requestId: a.requestId, miner: auditor, txid: tx.txidHex });
 }
 
 export function applyVerdictReveal(
@@ -143,7 +146,7 @@ export function applyVerdictReveal(
   events: OpoiEvent[],
 ): void {
   requireSignedBy(tx, spent, v.auditor);
-  const { r, a } = openAudit(state, v.requestId, 'bad-opoi-verdict-window');
+  const a = openAudit(state, v.requestId, 'bad-opoi-verdict-window');
   const auditor = actorKey(v.auditor);
   const i = auditorEntry(a, auditor);
   const x = a.auditors[i];
@@ -156,7 +159,7 @@ export function applyVerdictReveal(
     throw bad('bad-opoi-verdict-mismatch', 'verdict, salt and auditor do not hash to the verdict commitment');
   }
   state.putAudit(withAuditor(a, i, { ...x, verdict: v.verdict, revealTxid: tx.txidHex }));
-  events.push({ type: 'verdict-reveal', height, requestId: r.id, miner: auditor, txid: tx.txidHex });
+  events.push({ type: 'verdict-reveal', height, requestId: a.requestId, miner: auditor, txid: tx.txidHex });
 }
 
 /** Releases the lock a VERIFIABLE win put on the winner's stake, when that stake is still the one locked. */

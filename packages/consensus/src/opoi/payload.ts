@@ -7,6 +7,7 @@
  * inputs with SIGHASH_ALL (rules.ts), and that signature covers every output, the payload included.
  * Layouts per kind are in docs/protocol.md (OPoI, payload).
  */
+import { isUtf8 } from 'node:buffer';
 import { DecodeError } from '../encoding/errors.ts';
 import { Reader } from '../encoding/reader.ts';
 import { Writer } from '../encoding/writer.ts';
@@ -323,16 +324,10 @@ export function opoiPayloadScript(p: OpoiPayload): Uint8Array {
 
 const maxPayload = (kind: OpoiKind) => (kind === OpoiKind.PUBLISH ? MAX_OPOI_PUBLISH : MAX_OPOI_PAYLOAD);
 
-const UTF8 = new TextDecoder('utf-8', { fatal: true });
-
 /** Published texts are UTF-8 (prompts and answers are free text, unlike names). */
 function readUtf8(r: Reader, what: string): Uint8Array {
   const bytes = r.varBytes(MAX_OPOI_PUBLISH, what);
-  try {
-    UTF8.decode(bytes);
-  } catch {
-    throw new DecodeError('invalid', `${what} is not UTF-8`);
-  }
+  if (!isUtf8(bytes)) throw new DecodeError('invalid', `${what} is not UTF-8`);
   return bytes;
 }
 

@@ -213,7 +213,7 @@ function checkVerifiable(state: OpoiState, q: RequestPayload, height: number, p:
   if (q.auditFee! < p.minAuditFee) throw bad('bad-opoi-audit-fee', `audit fee ${q.auditFee} < ${p.minAuditFee}`);
   const exclude = new Set([actorKey(q.requester)]);
   if (q.executor) exclude.add(actorKey(q.executor));
-  const servers = activeServers(state, q.model, height, p, exclude).length;
+  const servers = activeServers(state, q.model, height, p, exclude, quorum).length;
   if (servers < quorum)
     throw bad(
       'bad-opoi-audit-servers',

@@ -36,7 +36,7 @@ export interface OpoiState {
   /** The miner whose stake holds this outpoint as collateral (called for every input: keep it cheap). */
   collateralOwner(txid: Uint8Array, vout: number): string | undefined;
   /** Miners whose stake declares it serves the manifest, in key order, whatever their status. */
-  servers(modelId: string): string[];
+  servers(modelId: string): readonly string[];
   manifest(modelId: string): ManifestRecord | undefined;
   putManifest(m: ManifestRecord): void;
   audit(requestId: string): AuditRecord | undefined;
@@ -150,11 +150,21 @@ export function requireActiveStake(state: OpoiState, miner: string, height: numb
   return stake!;
 }
 
-/** ACTIVE stakers serving a manifest at `height`, in key order, without the ones excluded. */
-export function activeServers(state: OpoiState, modelId: string, height: number, p: OpoiParams, exclude: ReadonlySet<string>): string[] {
-  return state.servers(modelId).filter((m) => {
-    if (exclude.has(m)) return false;
+/** ACTIVE stakers serving a manifest at `height`, in key order, without the ones excluded; at most `limit` of them. */
+export function activeServers(
+  state: OpoiState,
+  modelId: string,
+  height: number,
+  p: OpoiParams,
+  exclude: ReadonlySet<string>,
+  limit = Number.POSITIVE_INFINITY,
+): string[] {
+  const out: string[] = [];
+  for (const m of state.servers(modelId)) {
+    if (out.length >= limit) break;
+    if (exclude.has(m)) continue;
     const s = state.stake(m);
-    return s !== undefined && stakeStatus(s, height, p) === 'ACTIVE';
-  });
+    if (s !== undefined && stakeStatus(s, height, p) === 'ACTIVE') out.push(m);
+  }
+  return out;
 }

@@ -114,6 +114,8 @@ export class OpoiStore {
    */
   private readonly requestCache = new Map<string, RequestRecord | null>();
   private readonly commitsCache = new Map<string, CommitRecord[]>();
+  /** Servers by model id, as stored: every VERIFIABLE request counts them. Cleared by any server write. */
+  private readonly serversCache = new Map<string, readonly string[]>();
 
   constructor(
     private readonly db: ChainDatabase,
@@ -127,6 +129,7 @@ export class OpoiStore {
   reload(): void {
     this.requestCache.clear();
     this.commitsCache.clear();
+    this.serversCache.clear();
     this.collateral = new Map();
     this.prefixes = new Set();
     for (const { key, value } of this.tables[COLLATERAL].getRange({})) this.indexCollateral(key, value.toString('hex'));
@@ -214,10 +217,15 @@ export class OpoiStore {
     return raw ? decodeRecord<AuditRecord>(raw) : undefined;
   }
 
-  /** Miner keys of the stakes serving a manifest, in key order. */
-  servers(modelId: string): string[] {
-    const prefix = hexKey(serverPrefixHex(modelId));
-    return [...this.rawRange(SERVER, prefix)].map(({ key }) => key.toString('hex', prefix.length));
+  /** Miner keys of the stakes serving a manifest, in key order. Shared with later callers: not to be changed. */
+  servers(modelId: string): readonly string[] {
+    let list = this.serversCache.get(modelId);
+    if (!list) {
+      const prefix = hexKey(serverPrefixHex(modelId));
+      list = [...this.rawRange(SERVER, prefix)].map(({ key }) => key.toString('hex', prefix.length));
+      this.cacheEntry(this.serversCache, modelId, list);
+    }
+    return list;
   }
 
   collateralOwner(txid: Uint8Array, vout: number): string | undefined {
@@ -282,6 +290,7 @@ export class OpoiStore {
     if (w.table === REQUEST) this.requestCache.delete(w.key.toString('hex'));
     if (w.table === COMMIT) this.commitsCache.delete(w.key.subarray(0, 16).toString('hex'));
     if (w.table === COLLATERAL) this.indexCollateral(w.key, w.value === null ? null : w.value.toString('hex'));
+    if (w.table === SERVER) this.serversCache.clear();
   }
 
   /**
@@ -441,10 +450,13 @@ export class BlockOverlay implements OpoiState {
     for (const id of s.serves) this.set(SERVER, serverPrefixHex(id) + miner, null);
   }
 
-  servers(modelId: string): string[] {
+  servers(modelId: string): readonly string[] {
+    const writes = this.writes[SERVER];
+    // Most blocks change no stake's served manifests: the stored list, as it is.
+    if (writes.size === 0) return this.store.servers(modelId);
     const prefix = serverPrefixHex(modelId);
     const keys = new Set(this.store.servers(modelId));
-    for (const [hex, w] of this.writes[SERVER]) {
+    for (const [hex, w] of writes) {
       if (!hex.startsWith(prefix) || hex.length !== prefix.length + 42) continue;
       if (w === null) keys.delete(hex.slice(prefix.length));
       else keys.add(hex.slice(prefix.length));
