@@ -417,8 +417,9 @@ export function resolveOpoiBlock(state: OpoiState, height: number, blockHash: Ui
     const resolved: RequestRecord = { ...r, status: 'FULFILLED', winner, winnerTokens: tokens, resolvedHeight: height };
     if (r.taskType === TASK_VERIFIABLE) {
       // Paid only after its answer is published and audited; until then the winner's collateral stays.
-      const s = state.stake(winner)!;
-      state.putStake({ ...s, locks: s.locks + 1 });
+      // A stake another outcome already took (forfeited, maybe paid out and gone) has nothing left to lock.
+      const s = state.stake(winner);
+      if (s && s.forfeitedBy === null) state.putStake({ ...s, locks: s.locks + 1 });
       state.putRequest({ ...resolved, status: 'PUBLISHING' });
       state.addDue(publishDeadline(resolved, p)!, id);
     } else {
