@@ -38,6 +38,19 @@ export class MemoryState implements OpoiState {
   putManifest = (m: ManifestRecord) => void this.manifests.set(m.modelId, m);
   audit = (id: string) => this.audits.get(id);
   putAudit = (a: AuditRecord) => void this.audits.set(a.requestId, a);
+
+  /** Copies the maps (records are immutable values, due sets are copied); the function returned puts them back. */
+  snapshot(): () => void {
+    const saved = {
+      requests: new Map(this.requests),
+      commits: new Map(this.commits),
+      stakes: new Map(this.stakes),
+      dues: new Map([...this.dues].map(([h, ids]) => [h, new Set(ids)])),
+      manifests: new Map(this.manifests),
+      audits: new Map(this.audits),
+    };
+    return () => void Object.assign(this, saved);
+  }
 }
 
 let serial = 0;

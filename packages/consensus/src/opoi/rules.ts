@@ -92,6 +92,9 @@ export function applyOpoiTransaction(
     if (owner === undefined) continue;
     const stake = state.stake(owner)!;
     if (stake.forfeitedBy !== null) {
+      // Each forfeited collateral is its own request's: two of different requests never share a payout.
+      if (forfeitOf !== null && forfeitOf !== stake.forfeitedBy)
+        throw bad('bad-opoi-collateral-locked', `a forfeited collateral is spent only by the payout of request ${stake.forfeitedBy}`);
       forfeitOf = stake.forfeitedBy;
       continue;
     }
