@@ -25,7 +25,7 @@ export async function pickRequester(rpc: RpcClient, escrow: bigint): Promise<str
   const staked = new Set((await rpc.call('listopoistakes')).map((s) => s.miner_address));
   const byAddress = new Map<string, bigint>();
   for (const c of coins) {
-    if (!c.spendable || c.opoi_collateral || !c.address || staked.has(c.address)) continue;
+    if (!c.spendable || !c.address || staked.has(c.address)) continue;
     byAddress.set(c.address, (byAddress.get(c.address) ?? 0n) + unitsOf(c.amount));
   }
   const best = [...byAddress].sort((a, b) => (b[1] > a[1] ? 1 : b[1] < a[1] ? -1 : 0))[0];

@@ -29,7 +29,7 @@ export interface RpcMethods {
     readonly named: { readonly destination: string };
     readonly result: null;
   };
-  /** Pays out a resolved request's escrow: the winner's pay and the requester's change, or the whole escrow back to */
+  /** Pays out a settled request: every coin it holds (the escrow, a challenge's bond, a forfeited collateral) in one */
   readonly claimopoipayout: {
     readonly params: readonly [request_id: string];
     readonly named: { readonly request_id: string };
@@ -555,7 +555,41 @@ export interface RpcMethods {
     readonly named: { readonly label?: string | null; readonly address_type?: string | null };
     readonly result: string;
   };
-  /** Returns published response content of a request: the winner's once the request is resolved, else the first */
+  /** Returns the audit of a VERIFIABLE request whose answer was published: the draw, verdict commit and reveal */
+  readonly getopoiaudit: {
+    readonly params: readonly [request_id: string];
+    readonly named: { readonly request_id: string };
+    readonly result: {
+      readonly request_id: string;
+      readonly status: string;
+      readonly model: string;
+      readonly winner: string;
+      readonly publish: {
+        readonly txid: string;
+        readonly height: number;
+      };
+      readonly draw_height: number;
+      readonly commit_close: number;
+      readonly reveal_deadline: number;
+      readonly auditors: readonly {
+        readonly address: string;
+        readonly round: number;
+        readonly committed: boolean;
+        readonly verdict: string | null;
+        readonly commit_txid: string | null;
+        readonly reveal_txid: string | null;
+      }[];
+      readonly challenge: {
+        readonly challenger: string;
+        readonly bond: number;
+        readonly txid: string;
+        readonly height: number;
+      } | null;
+      readonly outcome: string | null;
+      readonly forfeited: number;
+    };
+  };
+  /** Returns published response content of a request: the winner's once the request is resolved, else the first (result approximate) */
   readonly getopoicontent: {
     readonly params: readonly [request_id: string, kind?: string | null];
     readonly named: { readonly request_id: string; readonly kind?: string | null };
@@ -565,10 +599,13 @@ export interface RpcMethods {
       readonly response_hash: string;
       readonly miner: string;
       readonly final: boolean;
+      readonly source: string;
+      readonly publish_txid?: string;
       readonly content_hex: string;
+      readonly [key: string]: JsonValue | undefined;
     };
   };
-  /** Returns the on-chain state of an OPoI request: its fields, windows, commits and reveals, outcome and payout. */
+  /** Returns the on-chain state of an OPoI request: its fields, windows, commits and reveals, outcome, publish, */
   readonly getopoirequest: {
     readonly params: readonly [request_id: string];
     readonly named: { readonly request_id: string };
@@ -585,6 +622,8 @@ export interface RpcMethods {
       readonly task_type: string;
       readonly task_class: string;
       readonly prompt_token_count: number;
+      readonly audit_quorum: number;
+      readonly audit_fee: number;
       readonly block_height: number;
       readonly block_hash: string | null;
       readonly confirmations: number;
@@ -619,9 +658,40 @@ export interface RpcMethods {
       readonly winner_token_count: number | null;
       readonly winner_amount: number | null;
       readonly refund_amount: number | null;
+      readonly payout_outputs: readonly {
+        readonly address: string | null;
+        readonly script_pubkey: string;
+        readonly amount: number;
+      }[];
       readonly payout_status: string;
       readonly payout_txid: string | null;
       readonly payout_height: number | null;
+      readonly publish: {
+        readonly txid: string;
+        readonly height: number;
+      } | null;
+      readonly publish_deadline_height: number | null;
+      readonly audit: {
+        readonly draw_height: number;
+        readonly commit_close: number;
+        readonly reveal_deadline: number;
+        readonly auditors: readonly {
+          readonly address: string;
+          readonly round: number;
+          readonly committed: boolean;
+          readonly verdict: string | null;
+          readonly commit_txid: string | null;
+          readonly reveal_txid: string | null;
+        }[];
+        readonly challenge: {
+          readonly challenger: string;
+          readonly bond: number;
+          readonly txid: string;
+          readonly height: number;
+        } | null;
+        readonly outcome: string | null;
+        readonly forfeited: number;
+      } | null;
     };
   };
   /** Returns the stake of a miner address, with its status for the next block. */
@@ -643,9 +713,11 @@ export interface RpcMethods {
       readonly renew_by_height: number;
       readonly unstake_height: number | null;
       readonly unlock_height: number | null;
+      readonly locks: number;
+      readonly forfeited_by: string | null;
     };
   };
-  /** Returns counts of OPoI requests, stakes, commits and reveals on the active chain, the coins held in escrow, the (result approximate) */
+  /** Returns counts of OPoI requests, stakes, commits and reveals on the active chain, the coins held in escrow (result approximate) */
   readonly getopoistats: {
     readonly params: readonly [];
     readonly named: Record<string, never>;
@@ -934,6 +1006,46 @@ export interface RpcMethods {
       readonly confirmations: number;
     }[];
   };
+  /** Lists the audits whose outcome is not decided yet, by publish height, with each drawn auditor's next step for */
+  readonly listopoiaudits: {
+    readonly params: readonly [auditor_address?: string | null];
+    readonly named: { readonly auditor_address?: string | null };
+    readonly result: readonly {
+      readonly request_id: string;
+      readonly status: string;
+      readonly model: string;
+      readonly winner: string;
+      readonly publish: {
+        readonly txid: string;
+        readonly height: number;
+      };
+      readonly next_step?: string;
+      readonly from_height?: number | null;
+      readonly until_height?: number | null;
+      readonly draw_height: number;
+      readonly commit_close: number;
+      readonly reveal_deadline: number;
+      readonly auditors: readonly {
+        readonly address: string;
+        readonly round: number;
+        readonly committed: boolean;
+        readonly verdict: string | null;
+        readonly commit_txid: string | null;
+        readonly reveal_txid: string | null;
+        readonly next_step: string;
+        readonly from_height: number | null;
+        readonly until_height: number | null;
+      }[];
+      readonly challenge: {
+        readonly challenger: string;
+        readonly bond: number;
+        readonly txid: string;
+        readonly height: number;
+      } | null;
+      readonly outcome: string | null;
+      readonly forfeited: number;
+    }[];
+  };
   /** Lists the OPoI requests on the active chain, oldest first, optionally only those with one status. */
   readonly listopoirequests: {
     readonly params: readonly [status?: string | null];
@@ -951,6 +1063,8 @@ export interface RpcMethods {
       readonly task_type: string;
       readonly task_class: string;
       readonly prompt_token_count: number;
+      readonly audit_quorum: number;
+      readonly audit_fee: number;
       readonly block_height: number;
       readonly block_hash: string | null;
       readonly confirmations: number;
@@ -985,9 +1099,40 @@ export interface RpcMethods {
       readonly winner_token_count: number | null;
       readonly winner_amount: number | null;
       readonly refund_amount: number | null;
+      readonly payout_outputs: readonly {
+        readonly address: string | null;
+        readonly script_pubkey: string;
+        readonly amount: number;
+      }[];
       readonly payout_status: string;
       readonly payout_txid: string | null;
       readonly payout_height: number | null;
+      readonly publish: {
+        readonly txid: string;
+        readonly height: number;
+      } | null;
+      readonly publish_deadline_height: number | null;
+      readonly audit: {
+        readonly draw_height: number;
+        readonly commit_close: number;
+        readonly reveal_deadline: number;
+        readonly auditors: readonly {
+          readonly address: string;
+          readonly round: number;
+          readonly committed: boolean;
+          readonly verdict: string | null;
+          readonly commit_txid: string | null;
+          readonly reveal_txid: string | null;
+        }[];
+        readonly challenge: {
+          readonly challenger: string;
+          readonly bond: number;
+          readonly txid: string;
+          readonly height: number;
+        } | null;
+        readonly outcome: string | null;
+        readonly forfeited: number;
+      } | null;
     }[];
   };
   /** Lists the response commits (with their reveals) of one request, or of every request. */
@@ -1027,6 +1172,8 @@ export interface RpcMethods {
       readonly renew_by_height: number;
       readonly unstake_height: number | null;
       readonly unlock_height: number | null;
+      readonly locks: number;
+      readonly forfeited_by: string | null;
     }[];
   };
   /** Get all transactions in blocks since block [blockhash], or all transactions if omitted. (result approximate) */
@@ -1088,7 +1235,6 @@ export interface RpcMethods {
       readonly spendable: boolean;
       readonly solvable: boolean;
       readonly safe: boolean;
-      readonly opoi_collateral?: boolean;
     }[];
   };
   /** Returns a list of currently loaded wallets. */
@@ -1115,6 +1261,18 @@ export interface RpcMethods {
     readonly named: { readonly txid: string; readonly dummy?: JsonValue | null; readonly fee_delta: number };
     readonly result: boolean;
   };
+  /** Broadcasts a PUBLISH: a resolved request's prompt and its winner's answer, on chain. A VERIFIABLE request must */
+  readonly publishopoianswer: {
+    readonly params: readonly [request_id: string, prompt: string, output: string, token_ids?: readonly JsonValue[] | null];
+    readonly named: { readonly request_id: string; readonly prompt: string; readonly output: string; readonly token_ids?: readonly JsonValue[] | null };
+    readonly result: {
+      readonly txid: string;
+      readonly request_id: string;
+      readonly bytes: number;
+      readonly audit_draw_height: number | null;
+      readonly publish_deadline_height: number | null;
+    };
+  };
   /** Removes invalidity status of a block, its ancestors and its descendants, reconsider them for activation. */
   readonly reconsiderblock: {
     readonly params: readonly [blockhash: string];
@@ -1129,6 +1287,17 @@ export interface RpcMethods {
       readonly txid: string;
       readonly model_id: string;
       readonly fee: number;
+    };
+  };
+  /** Releases the collateral of an UNSTAKED stake (the unstake cooldown passed, no audit of its answers pending): */
+  readonly releaseopoistake: {
+    readonly params: readonly [miner_address: string];
+    readonly named: { readonly miner_address: string };
+    readonly result: {
+      readonly txid: string;
+      readonly miner_address: string;
+      readonly amount: number;
+      readonly existing: boolean;
     };
   };
   /** Renews the stake of a miner address, keeping it ACTIVE (or making a SUSPENDED one ACTIVE again). */
@@ -1266,6 +1435,18 @@ export interface RpcMethods {
     readonly named: { readonly hexdata: string; readonly dummy?: string | null };
     readonly result: null | string;
   };
+  /** Broadcasts a CHALLENGE of an answer under audit, signed and paid by challenger_address: output 0 holds the */
+  readonly submitopoichallenge: {
+    readonly params: readonly [request_id: string, challenger_address: string, bond?: number | string | null];
+    readonly named: { readonly request_id: string; readonly challenger_address: string; readonly bond?: number | string | null };
+    readonly result: {
+      readonly txid: string;
+      readonly request_id: string;
+      readonly challenger: string;
+      readonly bond: number;
+      readonly draw_height: number;
+    };
+  };
   /** Publishes the content of a revealed response: stored (and relayed to peers) only when its SHA-256 is a response */
   readonly submitopoicontent: {
     readonly params: readonly [request_id: string, kind: string, content_hex: string];
@@ -1280,8 +1461,8 @@ export interface RpcMethods {
   };
   /** Broadcasts an OPoI REQUEST paid by the requester address's own coins: an escrow of payment + max_tokens × */
   readonly submitopoirequest: {
-    readonly params: readonly [request_id: string, model: string, prompt_hash: string, max_tokens: number, payment: number | string, requester_address: string, fee_per_token?: number | string | null, task_type?: string | null, prompt_token_count?: number | null, task_class?: string | null, executor_address?: string | null];
-    readonly named: { readonly request_id: string; readonly model: string; readonly prompt_hash: string; readonly max_tokens: number; readonly payment: number | string; readonly requester_address: string; readonly fee_per_token?: number | string | null; readonly task_type?: string | null; readonly prompt_token_count?: number | null; readonly task_class?: string | null; readonly executor_address?: string | null };
+    readonly params: readonly [request_id: string, model: string, prompt_hash: string, max_tokens: number, payment: number | string, requester_address: string, fee_per_token?: number | string | null, task_type?: string | null, prompt_token_count?: number | null, task_class?: string | null, executor_address?: string | null, audit_quorum?: number | null, audit_fee?: number | string | null];
+    readonly named: { readonly request_id: string; readonly model: string; readonly prompt_hash: string; readonly max_tokens: number; readonly payment: number | string; readonly requester_address: string; readonly fee_per_token?: number | string | null; readonly task_type?: string | null; readonly prompt_token_count?: number | null; readonly task_class?: string | null; readonly executor_address?: string | null; readonly audit_quorum?: number | null; readonly audit_fee?: number | string | null };
     readonly result: {
       readonly txid: string;
       readonly request_id: string;
@@ -1311,6 +1492,29 @@ export interface RpcMethods {
       readonly commit_window_closes_at_height: number;
     };
   };
+  /** Broadcasts a drawn auditor's VERDICT_REVEAL, after the verdict commit window has closed and before the audit's */
+  readonly submitopoiverdict: {
+    readonly params: readonly [request_id: string, auditor_address: string, verdict: string, salt: string];
+    readonly named: { readonly request_id: string; readonly auditor_address: string; readonly verdict: string; readonly salt: string };
+    readonly result: {
+      readonly txid: string;
+      readonly request_id: string;
+      readonly verdict: string;
+    };
+  };
+  /** Broadcasts a drawn auditor's VERDICT_COMMIT: the commitment hides the verdict (valid or invalid) and a random */
+  readonly submitopoiverdictcommit: {
+    readonly params: readonly [request_id: string, auditor_address: string, verdict: string, salt?: string | null];
+    readonly named: { readonly request_id: string; readonly auditor_address: string; readonly verdict: string; readonly salt?: string | null };
+    readonly result: {
+      readonly txid: string;
+      readonly request_id: string;
+      readonly verdict: string;
+      readonly salt_hex: string;
+      readonly commitment: string;
+      readonly reveal_from_height: number;
+    };
+  };
   /** Returns result of mempool acceptance tests indicating if raw transaction(s) (serialized, hex-encoded) would be accepted by mempool. */
   readonly testmempoolaccept: {
     readonly params: readonly [rawtxs: readonly JsonValue[], maxfeerate?: number | string | null];
@@ -1328,7 +1532,7 @@ export interface RpcMethods {
       readonly 'reject-reason'?: string;
     }[];
   };
-  /** Ends the stake of a miner address: the collateral can be spent once the unstake cooldown has passed. */
+  /** Ends the stake of a miner address: releaseopoistake pays the collateral back once the unstake cooldown has passed. */
   readonly unstakeopoi: {
     readonly params: readonly [miner_address: string];
     readonly named: { readonly miner_address: string };
@@ -1387,4 +1591,4 @@ export interface RpcMethods {
 }
 
 /** The names of every method, in order; `help` lists exactly these. */
-export const RPC_METHOD_NAMES = ['abandontransaction', 'abortrescan', 'addnode', 'backupwallet', 'claimopoipayout', 'clearbanned', 'createrawtransaction', 'decoderawtransaction', 'decodescript', 'disconnectnode', 'dumpprivkey', 'encryptwallet', 'estimatesmartfee', 'fundrawtransaction', 'generateblock', 'generatetoaddress', 'getaddednodeinfo', 'getaddressinfo', 'getbalance', 'getbalances', 'getbestblockhash', 'getblock', 'getblockchaininfo', 'getblockcount', 'getblockhash', 'getblockheader', 'getblocktemplate', 'getchaintips', 'getconnectioncount', 'getdifficulty', 'getmempoolancestors', 'getmempooldescendants', 'getmempoolentry', 'getmempoolinfo', 'getmininginfo', 'getmodelmanifest', 'getnettotals', 'getnetworkhashps', 'getnetworkinfo', 'getnewaddress', 'getopoicontent', 'getopoirequest', 'getopoistake', 'getopoistats', 'getpeerinfo', 'getprioritisedtransactions', 'getrawchangeaddress', 'getrawmempool', 'getrawtransaction', 'getrpcinfo', 'gettransaction', 'gettxout', 'gettxoutsetinfo', 'getunconfirmedbalance', 'getwalletinfo', 'getzmqnotifications', 'help', 'importaddress', 'importprivkey', 'invalidateblock', 'listbanned', 'listlockunspent', 'listmodelmanifests', 'listopoirequests', 'listopoiresponses', 'listopoistakes', 'listsinceblock', 'listtransactions', 'listunspent', 'listwallets', 'lockunspent', 'ping', 'prioritisetransaction', 'reconsiderblock', 'registermodelmanifest', 'renewopoistake', 'rescanblockchain', 'restorewallet', 'savemempool', 'sendmany', 'sendrawtransaction', 'sendtoaddress', 'setban', 'setmocktime', 'settxfee', 'signmessage', 'signrawtransactionwithkey', 'signrawtransactionwithwallet', 'stakeopoi', 'stop', 'submitblock', 'submitopoicontent', 'submitopoirequest', 'submitopoiresponse', 'submitopoiresponsecommit', 'testmempoolaccept', 'unstakeopoi', 'uptime', 'validateaddress', 'verifymessage', 'walletlock', 'walletpassphrase', 'walletpassphrasechange'] as const;
+export const RPC_METHOD_NAMES = ['abandontransaction', 'abortrescan', 'addnode', 'backupwallet', 'claimopoipayout', 'clearbanned', 'createrawtransaction', 'decoderawtransaction', 'decodescript', 'disconnectnode', 'dumpprivkey', 'encryptwallet', 'estimatesmartfee', 'fundrawtransaction', 'generateblock', 'generatetoaddress', 'getaddednodeinfo', 'getaddressinfo', 'getbalance', 'getbalances', 'getbestblockhash', 'getblock', 'getblockchaininfo', 'getblockcount', 'getblockhash', 'getblockheader', 'getblocktemplate', 'getchaintips', 'getconnectioncount', 'getdifficulty', 'getmempoolancestors', 'getmempooldescendants', 'getmempoolentry', 'getmempoolinfo', 'getmininginfo', 'getmodelmanifest', 'getnettotals', 'getnetworkhashps', 'getnetworkinfo', 'getnewaddress', 'getopoiaudit', 'getopoicontent', 'getopoirequest', 'getopoistake', 'getopoistats', 'getpeerinfo', 'getprioritisedtransactions', 'getrawchangeaddress', 'getrawmempool', 'getrawtransaction', 'getrpcinfo', 'gettransaction', 'gettxout', 'gettxoutsetinfo', 'getunconfirmedbalance', 'getwalletinfo', 'getzmqnotifications', 'help', 'importaddress', 'importprivkey', 'invalidateblock', 'listbanned', 'listlockunspent', 'listmodelmanifests', 'listopoiaudits', 'listopoirequests', 'listopoiresponses', 'listopoistakes', 'listsinceblock', 'listtransactions', 'listunspent', 'listwallets', 'lockunspent', 'ping', 'prioritisetransaction', 'publishopoianswer', 'reconsiderblock', 'registermodelmanifest', 'releaseopoistake', 'renewopoistake', 'rescanblockchain', 'restorewallet', 'savemempool', 'sendmany', 'sendrawtransaction', 'sendtoaddress', 'setban', 'setmocktime', 'settxfee', 'signmessage', 'signrawtransactionwithkey', 'signrawtransactionwithwallet', 'stakeopoi', 'stop', 'submitblock', 'submitopoichallenge', 'submitopoicontent', 'submitopoirequest', 'submitopoiresponse', 'submitopoiresponsecommit', 'submitopoiverdict', 'submitopoiverdictcommit', 'testmempoolaccept', 'unstakeopoi', 'uptime', 'validateaddress', 'verifymessage', 'walletlock', 'walletpassphrase', 'walletpassphrasechange'] as const;

@@ -9,6 +9,7 @@ import {
   OpoiKind,
   TASK_OPEN,
   actorFromScript,
+  actorKey,
   addressToScript,
   commitmentHash,
   escrowAmount,
@@ -17,7 +18,7 @@ import {
   toHex,
 } from '@cs/consensus';
 import type { BlockIndexEntry } from '../src/chain/block-index.ts';
-import { sendMinerAction, sendPayout, sendRequest, sendStake } from '../src/opoi/wallet-actions.ts';
+import { sendMinerAction, sendPayout, sendRelease, sendRequest, sendStake } from '../src/opoi/wallet-actions.ts';
 import type { SendOutcome } from '../src/wallet/send.ts';
 import { type WalletTestNode, withWalletNode } from './wallet-harness.ts';
 
@@ -44,6 +45,8 @@ export interface OpoiTestNode {
   reveal(uuid: string): string;
   renew(): string;
   unstake(): string;
+  /** The release of the staker's collateral (UNSTAKED): output 0 pays it back to the staker. */
+  release(): string;
   /** The payout of a resolved request. */
   payout(uuid: string): string;
 }
@@ -129,6 +132,7 @@ export async function withOpoiNode(fn: (o: OpoiTestNode) => Promise<void>): Prom
       },
       renew: () => sent(sendMinerAction(wallet(), { kind: OpoiKind.RENEW, miner: staker.actor })),
       unstake: () => sent(sendMinerAction(wallet(), { kind: OpoiKind.UNSTAKE, miner: staker.actor })),
+      release: () => sent(sendRelease(wallet(), node.ctx.chain.opoi.stake(actorKey(staker.actor))!)),
       payout: (uuid) => sent(sendPayout(wallet(), node.ctx.chain.opoi.request(toHex(idOf(uuid)))!)),
     };
     await fn(o);

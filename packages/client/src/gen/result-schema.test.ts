@@ -30,6 +30,28 @@ test('objects list their fields, optional ones not required; descriptions may co
   );
 });
 
+test('an object or array that may be null is a union with null', () => {
+  const { schema, exact } = parseResult(
+    [
+      '{                      (json object)',
+      '  "audit" : {          (json object or null) null until published',
+      '    "round" : n        (numeric) the round',
+      '  },',
+      '  "ids" : [            (json array or null) none yet',
+      '    n,                 (numeric) an id',
+      '    ...',
+      '  ]',
+      '}',
+    ].join('\n'),
+  );
+  assert.equal(exact, true, 'every line read');
+  assert.equal(
+    schemaTs(schema, ''),
+    '{\n  readonly audit: {\n    readonly round: number;\n  } | null;\n  readonly ids: readonly number[] | null;\n}',
+    'the TypeScript type',
+  );
+});
+
 test('one field and ... is a map; headings separate alternatives', () => {
   const { schema, exact } = parseResult(
     [

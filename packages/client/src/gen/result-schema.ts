@@ -40,7 +40,7 @@ interface Line {
 const INLINE = String.raw`\[ *(?:"(?:str|hex)"|n), *\.\.\. *\]|\{ *\.\.\. *\}|\[ *\{ *\.\.\. *\}, *\.\.\. *\]`;
 const ENTRY = new RegExp(
   String.raw`^(?:"(?<key>[^"]*)"\s*:\s*)?(?<value>${INLINE}|\{|\[|"[^"]*"|n|xxx|true\|false|true|false|null|\.\.\.|\}|\])(?<comma>,)?` +
-    String.raw`(?:\s+\((?<type>(?:string|numeric|boolean) or null|string|numeric|boolean|json object|json array|json null)(?<optional>, optional)?\)\s*(?<description>.*))?\s*$`,
+    String.raw`(?:\s+\((?<type>(?:string|numeric|boolean|json object|json array) or null|string|numeric|boolean|json object|json array|json null)(?<optional>, optional)?\)\s*(?<description>.*))?\s*$`,
 );
 const VALUE_START = /^(?:"|\{|\[|n\b|xxx\b|true\|false|null\b)/;
 const ANY: Schema = {};
@@ -120,8 +120,11 @@ function parseValue(lines: readonly (Line | null)[], cursor: { at: number }, sta
   const line = lines[cursor.at] as Line;
   cursor.at++;
   const description = line.description === '' ? undefined : line.description;
-  if (line.value === '{') return parseObject(lines, cursor, state, description);
-  if (line.value === '[') return parseArray(lines, cursor, state, description);
+  if (line.value === '{' || line.value === '[') {
+    const nested = line.value === '{' ? parseObject(lines, cursor, state, undefined) : parseArray(lines, cursor, state, undefined);
+    // `(json object or null)`: the object (or array), or null in its place.
+    return withDescription(line.type?.endsWith(' or null') ? { oneOf: [nested, { type: 'null' }] } : nested, description);
+  }
   const inline = inlineSchema(line.value);
   if (inline !== null) {
     if (line.value.includes('{')) state.exact = false;

@@ -148,7 +148,7 @@ test('every OPoI lifecycle step reaches the WebSocket opoi channel and the ZeroM
       await expectAll(forR1.slice(-1));
       assert.equal(chain.opoi.request(r1Id)!.winnerTokens, TOKENS);
 
-      // RENEW, UNSTAKE, and the collateral spent once the cooldown is over.
+      // RENEW, UNSTAKE, and the collateral released once the cooldown is over.
       const renewTxid = o.renew();
       [b] = await o.mine();
       await expectAll([step('renew', b, { miner: staker, txid: renewTxid })]);
@@ -156,9 +156,7 @@ test('every OPoI lifecycle step reaches the WebSocket opoi channel and the ZeroM
       const [unstakeBlock] = await o.mine();
       await expectAll([step('unstake', unstakeBlock, { miner: staker, txid: unstakeTxid })]);
       await o.mineTo(unstakeBlock.height + params.opoi.unstakeCooldown - 1);
-      const raw = await o.node.call<string>('createrawtransaction', [{ txid: stakeTxid, vout: 0 }], [{ [staker]: 0.999 }]);
-      const signed = await o.node.call<{ hex: string }>('signrawtransactionwithwallet', raw);
-      const releaseTxid = await o.node.call<string>('sendrawtransaction', signed.hex);
+      const releaseTxid = o.release();
       [b] = await o.mine();
       await expectAll([step('released', b, { miner: staker, txid: releaseTxid })]);
 

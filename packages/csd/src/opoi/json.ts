@@ -6,6 +6,7 @@
  * response_commits, response_reveals); the rest are ours and documented in docs/rpc.md.
  */
 import {
+  type AuditRecord,
   type ChainParams,
   type CommitRecord,
   type ManifestRecord,
@@ -13,12 +14,18 @@ import {
   type RequestRecord,
   type StakeRecord,
   type BosRule,
+  BURN_SCRIPT,
   MANIFEST_BOS_MASK,
   MANIFEST_PARSE_SPECIAL,
+  TASK_VERIFIABLE,
+  VERDICT_INVALID,
+  VERDICT_VALID,
   actorKeyScript,
   commitWindowClose,
   expiryHeight,
+  forfeitShares,
   payoutOutputs,
+  publishDeadline,
   uuidFromHex,
   revealDeadline,
   scriptToAddress,
@@ -68,8 +75,65 @@ function commitToJson(c: CommitRecord, r: RequestRecord, params: ChainParams): J
   };
 }
 
+/** Statuses from which a request pays out: its held coins go where its outcome says. */
+export const SETTLED_STATUSES: ReadonlySet<string> = new Set(['FULFILLED', 'EXPIRED', 'REJECTED']);
+
+/** Verdicts by their value in an auditor record (VERDICT_NONE is null). */
+const VERDICT_NAMES: readonly (string | null)[] = [null, 'valid', 'invalid'];
+
+/**
+ * The audit of a published VERIFIABLE answer (getopoiaudit, and `audit` in getopoirequest): its
+ * windows, the drawn auditors with their verdicts, a challenge, the outcome.
+ */
+export function auditToJson(a: AuditRecord, params: ChainParams): JsonObject {
+  return {
+    draw_height: a.drawHeight,
+    commit_close: a.commitClose,
+    reveal_deadline: a.revealDeadline,
+    auditors: a.auditors.map((x) => ({
+      address: actorAddress(x.auditor, params),
+      round: x.round,
+      committed: x.commitment !== null,
+      verdict: VERDICT_NAMES[x.verdict] ?? null,
+      commit_txid: x.commitTxid,
+      reveal_txid: x.revealTxid,
+    })),
+    challenge:
+      a.challenger === null
+        ? null
+        : { challenger: actorAddress(a.challenger, params), bond: amountToJson(a.bond), txid: a.challengeTxid, height: a.challengeHeight },
+    outcome: a.outcome,
+    forfeited: amountToJson(a.forfeited),
+  };
+}
+
+/** An audit with the request it audits (getopoiaudit, REST /rest/opoi/audit). */
+export function auditedToJson(r: RequestRecord, a: AuditRecord, params: ChainParams): JsonObject {
+  return {
+    request_id: uuidOf(r.id),
+    status: r.status,
+    model: r.model,
+    winner: actorAddress(r.winner!, params),
+    publish: { txid: r.publishTxid, height: r.publishHeight },
+    ...auditToJson(a, params),
+  };
+}
+
+/** What a settled request returns to its requester: the change, the refund, or the escrow and its forfeit share. */
+function refundOf(r: RequestRecord, audit: AuditRecord | undefined): bigint {
+  if (r.status === 'EXPIRED') return r.escrowValue;
+  if (r.status === 'REJECTED') {
+    const invalid = audit!.auditors.filter((x) => x.verdict === VERDICT_INVALID).length;
+    return r.escrowValue + forfeitShares(audit!.forfeited, invalid).requester;
+  }
+  const paidFees = audit ? audit.auditors.filter((x) => x.round === 0 && x.verdict === VERDICT_VALID).length : 0;
+  return r.escrowValue - winnerAmount(r.payment, r.feePerToken, r.winnerTokens!) - BigInt(paidFees) * r.auditFee;
+}
+
 export interface RequestJsonContext {
   readonly params: ChainParams;
+  /** The request's audit record, when its VERIFIABLE answer was published. */
+  readonly audit?: AuditRecord;
   /** Height of the active tip. */
   readonly height: number;
   /** Hash of the request's block on the active chain. */
@@ -81,9 +145,11 @@ export interface RequestJsonContext {
 /** A request with its windows, commits, outcome and payout (getopoirequest, REST). */
 export function requestToJson(r: RequestRecord, commits: readonly CommitRecord[], ctx: RequestJsonContext): JsonObject {
   const p = ctx.params.opoi;
+  const { audit } = ctx;
   const close = commitWindowClose(r, p);
-  const resolved = r.status !== 'PENDING';
-  const outputs = resolved ? payoutOutputs(r) : [];
+  const settled = SETTLED_STATUSES.has(r.status);
+  const outputs = settled ? payoutOutputs(r, audit) : [];
+  const verifiable = r.taskType === TASK_VERIFIABLE;
   return {
     request_id: uuidOf(r.id),
     status: r.status,
@@ -94,9 +160,11 @@ export function requestToJson(r: RequestRecord, commits: readonly CommitRecord[]
     max_tokens: r.maxTokens,
     payment: amountToJson(r.payment),
     fee_per_token: amountToJson(r.feePerToken),
-    task_type: 'OPEN',
+    task_type: verifiable ? 'VERIFIABLE' : 'OPEN',
     task_class: r.taskClass,
     prompt_token_count: r.promptTokenCount,
+    audit_quorum: r.auditQuorum,
+    audit_fee: amountToJson(r.auditFee),
     block_height: r.height,
     block_hash: ctx.blockHash ?? null,
     confirmations: ctx.height - r.height + 1,
@@ -113,11 +181,20 @@ export function requestToJson(r: RequestRecord, commits: readonly CommitRecord[]
     resolved_height: r.resolvedHeight,
     winner: r.winner === null ? null : actorAddress(r.winner, ctx.params),
     winner_token_count: r.winnerTokens,
-    winner_amount: r.status === 'FULFILLED' ? amountToJson(winnerAmount(r.payment, r.feePerToken, r.winnerTokens!)) : null,
-    refund_amount: resolved ? amountToJson(r.escrowValue - (r.status === 'FULFILLED' ? outputs[0].value : 0n)) : null,
-    payout_status: r.payoutTxid !== null ? 'confirmed' : ctx.pendingPayout ? 'pending' : resolved ? 'claimable' : 'none',
+    // The winner's output leads a FULFILLED payout (its pay is never 0: the payment exceeds the floor).
+    winner_amount: r.status === 'FULFILLED' ? amountToJson(outputs[0].value) : null,
+    refund_amount: settled ? amountToJson(refundOf(r, audit)) : null,
+    payout_outputs: outputs.map((o) => ({
+      address: o.script === BURN_SCRIPT ? null : (scriptToAddress(Buffer.from(o.script, 'hex'), ctx.params.address) ?? null),
+      script_pubkey: o.script,
+      amount: amountToJson(o.value),
+    })),
+    payout_status: r.payoutTxid !== null ? 'confirmed' : ctx.pendingPayout ? 'pending' : settled ? 'claimable' : 'none',
     payout_txid: r.payoutTxid ?? ctx.pendingPayout ?? null,
     payout_height: r.payoutHeight,
+    publish: r.publishTxid === null ? null : { txid: r.publishTxid, height: r.publishHeight },
+    publish_deadline_height: verifiable && r.status === 'PUBLISHING' ? publishDeadline(r, p) : null,
+    audit: audit ? auditToJson(audit, ctx.params) : null,
   };
 }
 
@@ -135,6 +212,7 @@ export function nodeRequestToJson(r: RequestRecord, { chain, mempool, params }: 
   const json = withJsonText(
     requestToJson(r, chain.opoi.commitsOf(r.id), {
       params,
+      audit: r.publishTxid !== null && r.taskType === TASK_VERIFIABLE ? chain.opoi.audit(r.id) : undefined,
       height: chain.height,
       blockHash: chain.atHeight(r.height)?.hashHex,
       pendingPayout: payout,
@@ -177,6 +255,8 @@ export function stakeToJson(s: StakeRecord, height: number, params: ChainParams)
     renew_by_height: s.renewedHeight + p.stakeRenewal,
     unstake_height: s.unstakeHeight,
     unlock_height: s.unstakeHeight === null ? null : s.unstakeHeight + p.unstakeCooldown,
+    locks: s.locks,
+    forfeited_by: s.forfeitedBy === null ? null : uuidOf(s.forfeitedBy),
   };
 }
 
@@ -213,6 +293,7 @@ export function eventToJson(e: OpoiEvent, blockHash: string | null, undone: bool
     height: e.height,
     block_hash: blockHash,
     ...(e.modelId !== undefined ? { model_id: e.modelId } : {}),
+    ...(e.outcome !== undefined ? { outcome: e.outcome } : {}),
   };
 }
 

@@ -9,15 +9,19 @@
 import type { RpcRegistry } from '../rpc/registry.ts';
 import type { OpoiContext } from './context.ts';
 import { registerOpoiActionMethods } from './rpc/actions.ts';
+import { registerOpoiAuditMethods } from './rpc/audits.ts';
 import { registerOpoiContentMethods } from './rpc/content.ts';
 import { registerManifestActionMethod, registerManifestReadMethods } from './rpc/manifests.ts';
 import { registerOpoiReadMethods } from './rpc/reads.ts';
+import { registerOpoiVerifiableMethods } from './rpc/verifiable.ts';
 
 export function registerOpoiMethods(registry: RpcRegistry, ctx: OpoiContext): void {
   registerOpoiReadMethods(registry, ctx);
+  registerOpoiAuditMethods(registry, ctx);
   registerOpoiContentMethods(registry, ctx);
   registerManifestReadMethods(registry, ctx);
   if (!ctx.wallet) return;
   registerOpoiActionMethods(registry, ctx);
+  registerOpoiVerifiableMethods(registry, ctx);
   registerManifestActionMethod(registry, ctx);
 }

@@ -1,21 +1,30 @@
 /**
  * The wallet's OPoI transactions. Each is an ordinary wallet send with its outputs in the places
- * consensus looks (escrow, collateral or payout first, the payload after), funded from the acting
- * address's own coins with the change going back to it, and signed with SIGHASH_ALL by that
- * address's key, which is what makes the payload the actor's (docs/protocol.md, OPoI).
+ * consensus looks (escrow, bond, collateral or payout first, the payload after). An actor's step
+ * is funded from the acting address's own coins with the change going back to it, and signed
+ * with SIGHASH_ALL by that address's key, which is what makes the payload the actor's
+ * (docs/protocol.md, OPoI). What no actor signs (a PUBLISH, a payout, a collateral's release) is
+ * funded from any of the wallet's coins; held coins (escrow, bond, collateral) are spent with an
+ * empty scriptSig, the 'escrow' signing plan.
  */
 import {
   type Actor,
+  ActorType,
+  type AuditRecord,
   type OpoiKind,
   type OpoiPayload,
   type RequestRecord,
+  type StakeRecord,
   type Transaction,
   actorFromScript,
   actorScript,
+  collateralScript,
   escrowScript,
   hashFromHex,
+  heldCoins,
   opoiPayloadScript,
   payoutOutputs,
+  releaseOutput,
   toHex,
   hashToHex,
 } from '@cs/consensus';
@@ -36,13 +45,15 @@ export function actorOf(script: Uint8Array, what: string): Actor {
   return actor;
 }
 
+/** The actor of an actor key (42 hex digits: type byte, key hash), as records hold it. */
+export function actorOfKey(key: string): Actor {
+  return { type: key.startsWith('00') ? ActorType.P2WPKH : ActorType.P2PKH, hash: Buffer.from(key.slice(2), 'hex') };
+}
+
 /** The wallet's spendable coins of one address, largest first. */
 function coinsOf(wallet: Wallet, script: Uint8Array): FundingCoin[] {
   const keys = walletKeySource(wallet.keyring, null);
-  const coins = listCoins(wallet.view, wallet.locks, {
-    scripts: new Set([toHex(script)]),
-    isCollateral: (txid, vout) => wallet.isCollateral(txid, vout),
-  });
+  const coins = listCoins(wallet.view, wallet.locks, { scripts: new Set([toHex(script)]) });
   const out: FundingCoin[] = [];
   for (const c of coins) {
     const plan = c.spendable ? planInput(c.output.scriptPubKey, keys) : null;
@@ -86,7 +97,7 @@ function act(wallet: Wallet, actor: Actor, recipients: FundingRecipient[], first
       'insufficient-funds',
       stranded.length > 0
         ? `Insufficient funds: the address's coins are spent by unconfirmed transactions no longer in the mempool (${stranded.join(', ')}); abandontransaction those that can never confirm to spend their coins again`
-        : `Insufficient funds: the address has no spendable coin to sign and pay for this OPoI transaction with (collateral is locked); send it some coins`,
+        : `Insufficient funds: the address has no spendable coin to sign and pay for this OPoI transaction with; send it some coins`,
     );
   }
   return sendAction(wallet, recipients, [preset], {
@@ -110,12 +121,25 @@ export function sendMinerAction(wallet: Wallet, p: OpoiPayload & { miner: Actor 
   return act(wallet, p.miner, [payloadRecipient(p)]);
 }
 
+/** VERDICT_COMMIT and VERDICT_REVEAL: the auditor's payload and nothing else. */
+export function sendAuditorAction(wallet: Wallet, p: OpoiPayload & { kind: OpoiKind.VERDICT_COMMIT | OpoiKind.VERDICT_REVEAL }) {
+  return act(wallet, p.auditor, [payloadRecipient(p)]);
+}
+
+/** CHALLENGE: output 0 holds the bond in the request's escrow form. */
+export function sendChallenge(wallet: Wallet, p: OpoiPayload & { kind: OpoiKind.CHALLENGE }, bond: bigint) {
+  return act(wallet, p.challenger, [{ script: escrowScript(p.requestId), amount: bond, subtractFee: false }, payloadRecipient(p)]);
+}
+
 /** MANIFEST: the payload output itself carries the burned registration fee. */
 export function sendManifest(wallet: Wallet, p: OpoiPayload & { kind: OpoiKind.MANIFEST }, fee: bigint) {
   return act(wallet, p.registrant, [{ script: opoiPayloadScript(p), amount: fee, subtractFee: false }]);
 }
 
-/** STAKE: the chosen coin of the staker's address is spent; output 0 locks `amount` as collateral. */
+/**
+ * STAKE: the chosen coin of the staker's address is spent; output 0 locks `amount` in the
+ * staker's collateral form, which leaves the wallet's coins (and balance) until its release.
+ */
 export function sendStake(wallet: Wallet, p: OpoiPayload & { kind: OpoiKind.STAKE }, collateral: { txid: string; vout: number }, amount: bigint) {
   const script = actorScript(p.miner);
   const chosen = coinsOf(wallet, script).find((c) => hashToHex(c.outpoint.txid) === collateral.txid && c.outpoint.vout === collateral.vout);
@@ -125,19 +149,41 @@ export function sendStake(wallet: Wallet, p: OpoiPayload & { kind: OpoiKind.STAK
       `Invalid parameter, collateral ${collateral.txid}:${collateral.vout} is not a spendable coin of the staking address in this wallet`,
     );
   }
-  return act(wallet, p.miner, [{ script, amount, subtractFee: false }, payloadRecipient(p)], chosen);
+  return act(wallet, p.miner, [{ script: collateralScript(p.miner), amount, subtractFee: false }, payloadRecipient(p)], chosen);
+}
+
+/** Options of the steps no actor signs: any of the wallet's coins pays the fee. */
+const ANY_COIN = { fee: ECONOMICAL, minConf: 0, replaceable: true, spendStakedCoins: true } as const;
+
+/** PUBLISH: the prompt and answer on chain, signed by nobody in particular. */
+export function sendPublish(wallet: Wallet, p: OpoiPayload & { kind: OpoiKind.PUBLISH }) {
+  return sendAction(wallet, [payloadRecipient(p)], [], ANY_COIN);
+}
+
+/** A held coin as a funding input: an empty scriptSig spends it (consensus escrow.ts). */
+function heldCoin(txid: string, vout: number, value: bigint, scriptPubKey: Uint8Array): FundingCoin {
+  return { outpoint: { txid: hashFromHex(txid), vout }, output: { value, scriptPubKey }, plan: { kind: 'escrow' } };
 }
 
 /**
- * The payout of a resolved request: the escrow in, the winner's pay and the requester's change out
- * (or the whole escrow back to the requester), the fee from any of the wallet's coins.
+ * The payout of a settled request: every coin it holds in (the escrow, a challenge's bond, a
+ * forfeited collateral: consensus heldCoins), its payout outputs out in order (consensus
+ * payoutOutputs), the fee from any of the wallet's coins.
  */
-export function sendPayout(wallet: Wallet, r: RequestRecord) {
-  const escrow: FundingCoin = {
-    outpoint: { txid: hashFromHex(r.txid), vout: 0 },
-    output: { value: r.escrowValue, scriptPubKey: escrowScript(Buffer.from(r.id, 'hex')) },
-    plan: { kind: 'escrow' },
-  };
-  const recipients = payoutOutputs(r).map((o) => ({ script: Buffer.from(o.script, 'hex'), amount: o.value, subtractFee: false }));
-  return sendAction(wallet, recipients, [escrow], { fee: ECONOMICAL, minConf: 0, replaceable: true, spendStakedCoins: true });
+export function sendPayout(wallet: Wallet, r: RequestRecord, audit?: AuditRecord) {
+  const escrow = escrowScript(Buffer.from(r.id, 'hex'));
+  const held = heldCoins(r, audit).map(({ txid, vout }) => {
+    if (txid === r.txid) return heldCoin(txid, vout, r.escrowValue, escrow);
+    if (audit && txid === audit.challengeTxid && vout === 0) return heldCoin(txid, vout, audit.bond, escrow);
+    return heldCoin(txid, vout, audit!.forfeited, collateralScript(actorOfKey(r.winner!)));
+  });
+  const recipients = payoutOutputs(r, audit).map((o) => ({ script: Buffer.from(o.script, 'hex'), amount: o.value, subtractFee: false }));
+  return sendAction(wallet, recipients, held, ANY_COIN);
+}
+
+/** The release of an UNSTAKED, unlocked collateral: output 0 pays the staker all of it, the fee from any of the wallet's coins. */
+export function sendRelease(wallet: Wallet, s: StakeRecord) {
+  const collateral = heldCoin(s.collateralTxid, s.collateralVout, s.amount, collateralScript(actorOfKey(s.miner)));
+  const out = releaseOutput(s);
+  return sendAction(wallet, [{ script: Buffer.from(out.script, 'hex'), amount: out.value, subtractFee: false }], [collateral], ANY_COIN);
 }

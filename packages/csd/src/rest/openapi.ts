@@ -52,6 +52,13 @@ export function restOpenApi(result: ResultSchemaOf) {
     schema: { type: 'string', pattern: '^[0-9a-fA-F]{64}-[0-9]+$' },
   };
   const requestId = { name: 'request_id', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } };
+  const modelId = {
+    name: 'model_id',
+    in: 'path',
+    required: true,
+    description: 'A registered manifest id (letters, digits and ._:/+-; a / may stay unencoded). The .json suffix is required: ids hold dots.',
+    schema: { type: 'string', maxLength: 64 },
+  };
   return {
     openapi: '3.1.0',
     info: {
@@ -173,7 +180,7 @@ export function restOpenApi(result: ResultSchemaOf) {
         get: {
           summary: 'A page of OPoI requests, by block height then request id',
           parameters: [
-            { name: 'status', in: 'query', schema: { enum: ['PENDING', 'FULFILLED', 'EXPIRED'] } },
+            { name: 'status', in: 'query', schema: { enum: ['PENDING', 'PUBLISHING', 'AUDITING', 'FULFILLED', 'REJECTED', 'EXPIRED'] } },
             { name: 'from', in: 'query', schema: { type: 'integer', minimum: 0, default: 0 } },
             { name: 'count', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 1000, default: 100 } },
           ],
@@ -191,6 +198,31 @@ export function restOpenApi(result: ResultSchemaOf) {
             400: BAD,
             503: WARMUP,
           },
+        },
+      },
+      '/rest/opoi/audit/{request_id}.json': {
+        get: {
+          summary: 'getopoiaudit',
+          parameters: [requestId],
+          responses: {
+            200: json('the audit', result('getopoiaudit')),
+            400: BAD,
+            404: error('unknown request, or no audit (OPEN, or the answer not published yet)'),
+            503: WARMUP,
+          },
+        },
+      },
+      '/rest/opoi/manifest/{model_id}.json': {
+        get: {
+          summary: 'getmodelmanifest',
+          parameters: [modelId],
+          responses: { 200: json('the manifest', result('getmodelmanifest')), 400: BAD, 404: error('no confirmed manifest of that id'), 503: WARMUP },
+        },
+      },
+      '/rest/opoi/manifests.json': {
+        get: {
+          summary: 'listmodelmanifests: the registered manifests, oldest first',
+          responses: { 200: json('the manifests', result('listmodelmanifests')), 503: WARMUP },
         },
       },
     },

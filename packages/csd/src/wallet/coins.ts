@@ -13,10 +13,11 @@ export interface WalletCoin {
   readonly vout: number;
   readonly output: TxOut;
   readonly depth: number;
-  /** The wallet holds the key (as opposed to watching the script), and no OPoI stake locks the coin. */
+  /**
+   * The wallet holds the key (as opposed to watching the script). An OPoI stake's collateral is
+   * never a wallet coin: it pays the collateral form (consensus escrow.ts), which no key spends.
+   */
   readonly spendable: boolean;
-  /** Locked as the collateral of an OPoI stake (opoi/wallet-actions.ts). */
-  readonly collateral: boolean;
   /** Unconfirmed coins are safe only when the wallet trusts their transaction (its own, in the mempool). */
   readonly safe: boolean;
 }
@@ -31,8 +32,6 @@ export interface CoinFilter {
   readonly includeImmature?: boolean;
   /** Only coins paying one of these scripts (hex). */
   readonly scripts?: ReadonlySet<string>;
-  /** Whether an OPoI stake locks the coin: such a coin is listed, but not spendable. */
-  readonly isCollateral?: (txid: string, vout: number) => boolean;
 }
 
 export function listCoins(view: TxView, locks: CoinLocks, filter: CoinFilter = {}): WalletCoin[] {
@@ -56,8 +55,7 @@ export function listCoins(view: TxView, locks: CoinLocks, filter: CoinFilter = {
       if (mine === null || (mine === 'watchonly' && !filter.includeWatchOnly)) return;
       if (!filter.includeLocked && locks.isLocked(wtx.txid, vout)) return;
       if (view.isSpent(wtx.txid, vout)) return;
-      const collateral = filter.isCollateral?.(wtx.txid, vout) ?? false;
-      coins.push({ wtx, txid: wtx.txid, vout, output, depth, spendable: mine === 'spendable' && !collateral, collateral, safe });
+      coins.push({ wtx, txid: wtx.txid, vout, output, depth, spendable: mine === 'spendable', safe });
     });
   }
   return coins;

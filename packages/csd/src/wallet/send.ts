@@ -62,7 +62,6 @@ function fundingCoins(wallet: Wallet, keys: KeySource, opts: SpendOptions): Fund
     minDepth: opts.minConf,
     includeUnsafe: opts.includeUnsafe,
     scripts: opts.fromScripts,
-    isCollateral: (txid, vout) => wallet.isCollateral(txid, vout),
   });
   const reserved = opts.spendStakedCoins ? null : wallet.stakedScripts();
   const out: FundingCoin[] = [];

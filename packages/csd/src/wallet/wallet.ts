@@ -11,7 +11,7 @@
  *   at startup the wallet replays what it missed from that block on.
  */
 import type { Logger } from 'pino';
-import { type ChainParams, OpoiKind, type Transaction, actorKeyScript, hashFromHex, payloadOrNull, stakeStatus } from '@cs/consensus';
+import { type ChainParams, type Transaction, actorKeyScript } from '@cs/consensus';
 import type { ChainBlockEvent } from '../chain/events.ts';
 import type { Chain } from '../chain/chainstate.ts';
 import type { FeeEstimator } from '../fees/estimator.ts';
@@ -300,19 +300,6 @@ export class Wallet {
     if (result.kind === 'valid') throw new Error('a wallet submission was handled as a test');
     this.store.write((w) => this.ledger.remove(tx.txidHex, w));
     return { ok: false, failure: result };
-  }
-
-  /**
-   * Whether an OPoI stake locks the coin: confirmed collateral until UNSTAKE and its cooldown have
-   * passed for the next block, or output 0 of one of our STAKE transactions still unconfirmed.
-   */
-  isCollateral(txid: string, vout: number): boolean {
-    const opoi = this.chain.opoi;
-    const owner = opoi.collateralOwner(hashFromHex(txid), vout);
-    if (owner !== undefined) return stakeStatus(opoi.stake(owner)!, this.chain.height + 1, this.params.opoi) !== 'UNSTAKED';
-    if (vout !== 0) return false;
-    const wtx = this.ledger.get(txid);
-    return wtx !== undefined && this.view.depth(wtx) === 0 && payloadOrNull(wtx.tx)?.kind === OpoiKind.STAKE;
   }
 
   /** Output scripts (hex) of this wallet's addresses that hold an OPoI stake. */

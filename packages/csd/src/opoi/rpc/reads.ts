@@ -1,5 +1,5 @@
 /** The OPoI methods that read the chain's OPoI state: requests and their responses, stakes, statistics. */
-import { actorKey, stakeStatus } from '@cs/consensus';
+import { MAX_VERIFIABLE_TOKENS, type RequestStatus, actorKey, stakeStatus } from '@cs/consensus';
 import { amountToJson } from '@cs/runtime/amount';
 import { RpcError, RpcErrorCode } from '../../rpc/errors.ts';
 import type { RpcRegistry } from '../../rpc/registry.ts';
@@ -8,8 +8,8 @@ import { nodeRequestToJson, responseToJson, stakeToJson } from '../json.ts';
 import { actorArg, confirmedRequest, invalid, parseRequestId } from './args.ts';
 import { COMMIT_FIELDS, EXAMPLE_MINER, EXAMPLE_UUID, REQUEST_FIELDS, STAKE_FIELDS, arrayResult, objectResult } from './help.ts';
 
-const REQUEST_STATUSES = ['PENDING', 'FULFILLED', 'EXPIRED'];
-const STAKE_STATUSES = ['ACTIVE', 'SUSPENDED', 'UNSTAKING', 'UNSTAKED'];
+export const REQUEST_STATUSES: readonly RequestStatus[] = ['PENDING', 'PUBLISHING', 'AUDITING', 'FULFILLED', 'REJECTED', 'EXPIRED'];
+const STAKE_STATUSES = ['ACTIVE', 'SUSPENDED', 'UNSTAKING', 'UNSTAKED', 'FORFEITED'];
 
 export function registerOpoiReadMethods(registry: RpcRegistry, ctx: OpoiContext): void {
   const { chain, params } = ctx;
@@ -19,7 +19,8 @@ export function registerOpoiReadMethods(registry: RpcRegistry, ctx: OpoiContext)
     name: 'getopoirequest',
     category: 'Opoi',
     description:
-      'Returns the on-chain state of an OPoI request: its fields, windows, commits and reveals, outcome and payout.\n' +
+      'Returns the on-chain state of an OPoI request: its fields, windows, commits and reveals, outcome, publish,\n' +
+      'audit and payout.\n' +
       'Fails with -5 while the REQUEST transaction is unconfirmed.',
     params: [{ name: 'request_id', type: 'string', description: 'The request id (a UUID)' }],
     result: objectResult(REQUEST_FIELDS).join('\n'),
@@ -31,11 +32,12 @@ export function registerOpoiReadMethods(registry: RpcRegistry, ctx: OpoiContext)
     name: 'listopoirequests',
     category: 'Opoi',
     description: 'Lists the OPoI requests on the active chain, oldest first, optionally only those with one status.',
-    params: [{ name: 'status', type: 'string', optional: true, description: 'PENDING, FULFILLED or EXPIRED' }],
+    params: [{ name: 'status', type: 'string', optional: true, description: REQUEST_STATUSES.join(', ') }],
     result: arrayResult(REQUEST_FIELDS),
     examples: [{ args: [] }, { args: ['PENDING'] }],
     handler: async ([status]) => {
-      if (status !== undefined && !REQUEST_STATUSES.includes(status)) throw invalid(`status must be one of ${REQUEST_STATUSES.join(', ')}`);
+      if (status !== undefined && !(REQUEST_STATUSES as readonly string[]).includes(status))
+        throw invalid(`status must be one of ${REQUEST_STATUSES.join(', ')}`);
       const list = [...chain.opoi.requests()].filter((r) => status === undefined || r.status === status);
       return list.sort((a, b) => a.height - b.height || (a.id < b.id ? -1 : 1)).map((r) => nodeRequestToJson(r, ctx));
     },
@@ -61,8 +63,9 @@ export function registerOpoiReadMethods(registry: RpcRegistry, ctx: OpoiContext)
     name: 'getopoistats',
     category: 'Opoi',
     description:
-      'Returns counts of OPoI requests, stakes, commits and reveals on the active chain, the coins held in escrow, the\n' +
-      "network's OPoI parameters, and a digest of the whole OPoI state (equal digests: equal state).",
+      'Returns counts of OPoI requests, stakes, commits and reveals on the active chain, the coins held in escrow\n' +
+      "(challenge bonds included), the network's OPoI parameters, and a digest of the whole OPoI state (equal\n" +
+      'digests: equal state).',
     params: [],
     result: '{ "height", "requests": {...}, "stakes": {...}, "commits", "reveals", "escrow_locked", "params": {...}, "state_digest" }',
     examples: [{ args: [] }],
@@ -77,7 +80,7 @@ export function registerOpoiReadMethods(registry: RpcRegistry, ctx: OpoiContext)
         commits += r.commits;
         reveals += r.reveals;
         if (r.payoutTxid !== null) requests.paid++;
-        else escrow += r.escrowValue;
+        else escrow += r.escrowValue + (r.publishTxid !== null ? (chain.opoi.audit(r.id)?.bond ?? 0n) : 0n);
       }
       const stakes: Record<string, number> = { total: 0, ACTIVE: 0, SUSPENDED: 0, UNSTAKING: 0, UNSTAKED: 0, FORFEITED: 0 };
       for (const s of chain.opoi.stakes()) {
@@ -119,6 +122,13 @@ export function registerOpoiReadMethods(registry: RpcRegistry, ctx: OpoiContext)
           max_commits: p.maxCommits,
           max_tokens: p.maxTokens,
           manifest_fee: amountToJson(p.manifestFee),
+          max_verifiable_tokens: Math.min(p.maxTokens, MAX_VERIFIABLE_TOKENS),
+          publish_window: p.publishWindow,
+          audit_commit_window: p.auditCommitWindow,
+          audit_reveal_window: p.auditRevealWindow,
+          max_audit_quorum: p.maxAuditQuorum,
+          min_audit_fee: amountToJson(p.minAuditFee),
+          challenge_bond: amountToJson(p.challengeBond),
         },
         state_digest: chain.opoi.digest(),
       };

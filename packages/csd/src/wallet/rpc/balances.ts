@@ -237,11 +237,9 @@ export function registerBalanceMethods(registry: RpcRegistry, ctx: WalletRpcCont
       '    "ancestorfees" : n,          (numeric, optional) The total fees of in-mempool ancestors (including this one) with fee deltas used for mining priority in base units (if transaction is in the mempool)',
       '    "spendable" : true|false,    (boolean) Whether we have the private keys to spend this output',
       '    "solvable" : true|false,     (boolean) Whether we know how to spend this output, ignoring the lack of keys',
-      '    "safe" : true|false,         (boolean) Whether this output is considered safe to spend. Unconfirmed transactions\n' +
+      '    "safe" : true|false          (boolean) Whether this output is considered safe to spend. Unconfirmed transactions\n' +
         '                                 from outside keys and unconfirmed replacement transactions are considered unsafe\n' +
-        '                                 and are not eligible for spending by fundrawtransaction and sendtoaddress.\n' +
-        '    "opoi_collateral" : true     (boolean, optional) Present when an OPoI stake locks the output as collateral\n' +
-        '                                 (then spendable is false until UNSTAKE and its cooldown are over)',
+        '                                 and are not eligible for spending by fundrawtransaction and sendtoaddress.',
       '  },',
       '  ...',
       ']',
@@ -268,7 +266,6 @@ export function registerBalanceMethods(registry: RpcRegistry, ctx: WalletRpcCont
         includeWatchOnly: true,
         includeImmature: q.includeImmature,
         scripts,
-        isCollateral: (txid, vout) => wallet.isCollateral(txid, vout),
       }).sort((a, b) => b.depth - a.depth || a.wtx.orderPos - b.wtx.orderPos || a.vout - b.vout);
       const out: JsonObject[] = [];
       let sum = 0n;
@@ -289,9 +286,8 @@ export function registerBalanceMethods(registry: RpcRegistry, ctx: WalletRpcCont
           ancestorsize: entry?.sizeWithAncestors,
           ancestorfees: entry ? Number(entry.modFeesWithAncestors) : undefined,
           spendable: coin.spendable,
-          solvable: coin.spendable || coin.collateral,
+          solvable: coin.spendable,
           safe: coin.safe,
-          opoi_collateral: coin.collateral || undefined,
         });
         sum += value;
         if (q.minimumSumAmount !== null && sum >= q.minimumSumAmount) break;
