@@ -114,7 +114,7 @@ async function verdicts(w: World, id: string, verdict: 'valid' | 'invalid'): Pro
   }
   const commitHeight = await net.mine();
   const audit = await w.a.call<Json>('getopoiaudit', id);
-  await rpcError(c.call('submitopoiverdict', id, [...salts.keys()][0], verdict, [...salts.values()][0]), -26, /bad-opoi-verdict-window/);
+  await rpcError(c.call('submitopoiverdict', id, [...salts.keys()][0], verdict, [...salts.values()][0]), -26, /bad-opoi-verdict-early/);
   await net.mineTo(audit.commit_close as number);
   for (const [address, salt] of salts) await c.call('submitopoiverdict', id, address, verdict, salt);
   const revealHeight = await net.mine();

@@ -73,9 +73,6 @@ function openAudit(state: OpoiState, requestId: Uint8Array, reason: string): Aud
   throw bad(reason, `request ${r.id} is ${r.status}`);
 }
 
-/** The height at whose end an auditor's round was drawn: verdict commits start after it. */
-const drawnAt = (a: AuditRecord, x: AuditorRecord) => (x.round === 0 ? a.drawHeight : a.challengeHeight! + 1);
-
 export function applyChallenge(
   state: OpoiState,
   tx: Transaction,
@@ -125,13 +122,12 @@ export function applyVerdictCommit(
   events: OpoiEvent[],
 ): void {
   requireSignedBy(tx, spent, v.auditor);
-  const a = openAudit(state, v.requestId, 'bad-opoi-verdict-window');
+  const a = openAudit(state, v.requestId, 'bad-opoi-audit-closed');
   const auditor = actorKey(v.auditor);
+  // Being drawn already means the block after the draw or later: only the end of the window is checked.
   const i = auditorEntry(a, auditor);
   const x = a.auditors[i];
-  if (height <= drawnAt(a, x) || height > a.commitClose) {
-    throw bad('bad-opoi-verdict-window', `verdict commits are open at heights ${drawnAt(a, x) + 1}..${a.commitClose}`);
-  }
+  if (height > a.commitClose) throw bad('bad-opoi-verdict-window', `verdict commits closed at height ${a.commitClose}`);
   if (x.commitment !== null) throw bad('bad-opoi-verdict-duplicate', `${auditor} already committed a verdict`);
   state.putAudit(withAuditor(a, i, { ...x, commitment: toHex(v.commitment), commitTxid: tx.txidHex }));
   events.push({ type: 'verdict-commit', height, requestId: a.requestId, miner: auditor, txid: tx.txidHex });
@@ -146,11 +142,11 @@ export function applyVerdictReveal(
   events: OpoiEvent[],
 ): void {
   requireSignedBy(tx, spent, v.auditor);
-  const a = openAudit(state, v.requestId, 'bad-opoi-verdict-window');
+  const a = openAudit(state, v.requestId, 'bad-opoi-audit-closed');
   const auditor = actorKey(v.auditor);
   const i = auditorEntry(a, auditor);
   const x = a.auditors[i];
-  if (height <= a.commitClose) throw bad('bad-opoi-verdict-window', `verdict reveals open after height ${a.commitClose}`);
+  if (height <= a.commitClose) throw bad('bad-opoi-verdict-early', `verdict reveals open after height ${a.commitClose}`);
   if (x.commitment === null) throw bad('bad-opoi-verdict-no-commit', `${auditor} committed no verdict`);
   if (x.verdict !== VERDICT_NONE) throw bad('bad-opoi-verdict-duplicate', `${auditor} already revealed its verdict`);
   if (v.verdict !== VERDICT_VALID && v.verdict !== VERDICT_INVALID)

@@ -256,7 +256,10 @@ export function encodeOpoiPayload(p: OpoiPayload): Uint8Array {
       w.bytes(p.promptHash).u32le(p.maxTokens).u64le(p.payment).u64le(p.feePerToken).u32le(p.promptTokenCount).u8(p.taskType);
       writeText(w, p.model);
       writeText(w, p.taskClass);
-      if (p.taskType === TASK_VERIFIABLE) w.u8(p.auditQuorum ?? 0).u64le(p.auditFee ?? 0n);
+      if (p.taskType === TASK_VERIFIABLE) {
+        if (p.auditQuorum === undefined || p.auditFee === undefined) throw new RangeError('a VERIFIABLE request names its audit quorum and fee');
+        w.u8(p.auditQuorum).u64le(p.auditFee);
+      }
       if (p.executor) writeActor(w, p.executor);
       break;
     case OpoiKind.COMMIT:
@@ -292,6 +295,9 @@ export function encodeOpoiPayload(p: OpoiPayload): Uint8Array {
       w.u32le(p.tolerance);
       break;
     case OpoiKind.PUBLISH:
+      // What the decoder refuses is not encoded either.
+      if (p.tokens.length > MAX_VERIFIABLE_TOKENS) throw new RangeError(`a PUBLISH carries at most ${MAX_VERIFIABLE_TOKENS} token ids`);
+      if (!isUtf8(p.prompt) || !isUtf8(p.output)) throw new RangeError('published texts are UTF-8');
       w.bytes(p.requestId).varBytes(p.prompt).compactSize(p.tokens.length);
       for (const t of p.tokens) w.u32le(t);
       w.varBytes(p.output);

@@ -405,7 +405,10 @@ export function resolveOpoiBlock(state: OpoiState, height: number, blockHash: Ui
       events.push({ type: 'expired', height, requestId: id, miner: null, txid: null });
       continue;
     }
-    const revealed = state.commitsOf(id).filter((c) => c.reveal !== null);
+    // A VERIFIABLE answer is paid against collateral: a revealer whose stake another outcome took
+    // since its reveal has none left to lose, and is left out of the draw.
+    const staked = (miner: string) => r.taskType !== TASK_VERIFIABLE || state.stake(miner)?.forfeitedBy === null;
+    const revealed = state.commitsOf(id).filter((c) => c.reveal !== null && staked(c.miner));
     if (revealed.length === 0) {
       state.putRequest({ ...r, status: 'EXPIRED', resolvedHeight: height });
       events.push({ type: 'expired', height, requestId: id, miner: null, txid: null });

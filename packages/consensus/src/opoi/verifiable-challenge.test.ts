@@ -106,7 +106,7 @@ test('a challenge that fails (a tie): the windows extend, quorum + 1 more audito
   // The challenge reopened the window for round 0 too: past the first close (hp + 5).
   c.ok(verdictCommitTx(id, a2, VERDICT_INVALID));
   c.to(hp + 7);
-  c.no(verdictRevealTx(id, a1, VERDICT_VALID), 'bad-opoi-verdict-window');
+  c.no(verdictRevealTx(id, a1, VERDICT_VALID), 'bad-opoi-verdict-early');
   c.next();
   c.no(challengeTx(id, challenger2), 'bad-opoi-challenge-window');
   c.no(verdictCommitTx(id, b3, VERDICT_VALID), 'bad-opoi-verdict-window');
@@ -271,7 +271,7 @@ test("a forfeited collateral is spent by its own request's payout only, never by
   assert.deepEqual([c.stakeOf(W1), c.stakeOf(W2)], [undefined, undefined]);
 });
 
-test('a winner whose stake was forfeited and paid out before its next win resolves: resolved without a lock, nothing to forfeit', () => {
+test('a revealer whose stake was forfeited and paid out before its VERIFIABLE request resolves is left out of the draw: alone, the request expires and is refunded', () => {
   const c = setup();
   const [X, Y] = [uuid(0x90), uuid(0x91)];
   const W = stakers[0];
@@ -302,16 +302,10 @@ test('a winner whose stake was forfeited and paid out before its next win resolv
   );
   assert.equal(c.stakeOf(W), undefined);
   c.to(hp + 13);
-  assert.deepEqual([c.request(Y).status, c.request(Y).winner], ['PUBLISHING', key(W)]);
+  assert.deepEqual([c.request(Y).status, c.request(Y).winner], ['EXPIRED', null]);
   assert.ok(
     [...c.st.stakes].every(([k, s]) => typeof k === 'string' && k === s.miner && Number.isInteger(s.locks)),
     'no stake record made up for the missing stake',
   );
-  const { hp: hy, auditors: ya } = publishAndDraw(c, Y);
-  verdicts(c, Y, [[ya[0], VERDICT_INVALID]], hy + 6);
-  c.to(hy + 9);
-  c.next();
-  const audit = c.audit(Y);
-  assert.deepEqual([c.request(Y).status, audit.forfeited, audit.forfeitTxid], ['REJECTED', 0n, null]);
   c.ok(pay([coinOf(ry)], [[requester, 625_000n]]));
 });

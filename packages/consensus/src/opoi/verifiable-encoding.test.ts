@@ -90,11 +90,26 @@ test('VERIFIABLE payloads round-trip: REQUEST with its audit fields, PUBLISH up 
     (e: unknown) => e instanceof DecodeError && e.code === 'oversize',
   );
   assert.equal(decodeOpoiPayload(encodeOpoiPayload(big(0))).kind, OpoiKind.PUBLISH, 'a PUBLISH above MAX_OPOI_PAYLOAD decodes');
-  // More token ids than a VERIFIABLE answer may have, and texts that are not UTF-8, are malformed.
+  // More token ids than a VERIFIABLE answer may have, and texts that are not UTF-8, are malformed:
+  // the encoder refuses to make them, and the decoder refuses the bytes (patched in by hand).
   const tooMany: OpoiPayload = { ...publish, tokens: Array.from({ length: MAX_VERIFIABLE_TOKENS + 1 }, () => 1) };
-  assert.throws(() => decodeOpoiPayload(encodeOpoiPayload(tooMany)), DecodeError);
-  assert.throws(() => decodeOpoiPayload(encodeOpoiPayload({ ...publish, output: Uint8Array.of(0x61, 0xff) })), DecodeError);
-  assert.throws(() => decodeOpoiPayload(encodeOpoiPayload({ ...publish, prompt: Uint8Array.of(0xc3) })), DecodeError);
+  assert.throws(() => encodeOpoiPayload(tooMany), RangeError);
+  assert.throws(() => encodeOpoiPayload({ ...publish, output: Uint8Array.of(0x61, 0xff) }), RangeError);
+  assert.throws(() => encodeOpoiPayload({ ...publish, prompt: Uint8Array.of(0xc3) }), RangeError);
+  // Header (6) and request id (16), then a 1-byte prompt at offset 23 and the token count (compactSize) after it.
+  const one = { ...publish, prompt: Uint8Array.of(0x61), output: Uint8Array.of(0x61, 0x62) };
+  const maxed = encodeOpoiPayload({ ...one, tokens: Array.from({ length: MAX_VERIFIABLE_TOKENS }, () => 1) });
+  const count = Buffer.from(maxed.subarray(24, 27));
+  assert.deepEqual([...count], [0xfd, MAX_VERIFIABLE_TOKENS & 0xff, MAX_VERIFIABLE_TOKENS >> 8]);
+  count.writeUInt16LE(MAX_VERIFIABLE_TOKENS + 1, 1);
+  const over = Uint8Array.of(...maxed.subarray(0, 24), ...count, 1, 0, 0, 0, ...maxed.subarray(27));
+  assert.throws(() => decodeOpoiPayload(over), DecodeError);
+  const badOutput = encodeOpoiPayload(one);
+  badOutput[badOutput.length - 1] = 0xff;
+  assert.throws(() => decodeOpoiPayload(badOutput), DecodeError);
+  const badPrompt = encodeOpoiPayload(one);
+  badPrompt[23] = 0xc3;
+  assert.throws(() => decodeOpoiPayload(badPrompt), DecodeError);
 });
 
 test("records of VERIFIABLE requests round-trip: AuditRecord, the request's audit and publish fields, a stake's locks and forfeit", () => {

@@ -103,7 +103,7 @@ test('an honest answer audited valid: the winner, the auditors that said valid a
   assert.equal(c.stakeOf(W)!.locks, 1);
 
   c.no(challengeTx(id, challenger), 'bad-opoi-challenge-window');
-  c.no(verdictCommitTx(id, stakers[1], VERDICT_VALID), 'bad-opoi-verdict-window');
+  c.no(verdictCommitTx(id, stakers[1], VERDICT_VALID), 'bad-opoi-audit-closed');
   c.no(verdictCommitTx(uuid(0x11), stakers[1], VERDICT_VALID), 'bad-opoi-request-unknown');
   c.no(publishTx(id, utf8('Say hello in one line!')), 'bad-opoi-publish-prompt');
   c.no(publishTx(id, PROMPT, { ...ANSWER, tokens: ANSWER.tokens.slice(1) }), 'bad-opoi-publish-output');
@@ -134,7 +134,7 @@ test('an honest answer audited valid: the winner, the auditors that said valid a
   c.no(verdictCommitTx(id, W, VERDICT_VALID), 'bad-opoi-not-auditor');
   c.ok(verdictCommitTx(id, a1, VERDICT_VALID));
   c.no(verdictCommitTx(id, a1, VERDICT_INVALID), 'bad-opoi-verdict-duplicate');
-  c.no(verdictRevealTx(id, a1, VERDICT_VALID), 'bad-opoi-verdict-window');
+  c.no(verdictRevealTx(id, a1, VERDICT_VALID), 'bad-opoi-verdict-early');
   c.to(hp + 5);
   c.ok(verdictCommitTx(id, a2, VERDICT_VALID));
   c.next();
@@ -160,7 +160,7 @@ test('an honest answer audited valid: the winner, the auditors that said valid a
   assert.equal(c.request(id).status, 'FULFILLED');
   assert.equal(c.audit(id).outcome, 'valid');
   assert.equal(c.stakeOf(W)!.locks, 0);
-  c.no(verdictRevealTx(id, a2, VERDICT_VALID), 'bad-opoi-verdict-window');
+  c.no(verdictRevealTx(id, a2, VERDICT_VALID), 'bad-opoi-audit-closed');
   c.no(challengeTx(id, challenger), 'bad-opoi-challenge-window');
 
   // Winner: payment + fee per token × 5; a1 and a2: one audit fee each; a3 (no verdict) nothing: its fee goes back.

@@ -60,7 +60,7 @@ function actionKeys(p: OpoiPayload): ActionKey[] {
 }
 
 /** Reasons that may pass at a later height; the rest are invalid however long one waits. */
-const PREMATURE = new Set(['bad-opoi-reveal-early', 'bad-opoi-collateral-locked', 'bad-opoi-payout-unresolved', 'bad-opoi-verdict-window']);
+const PREMATURE = new Set(['bad-opoi-reveal-early', 'bad-opoi-collateral-locked', 'bad-opoi-payout-unresolved', 'bad-opoi-verdict-early']);
 
 export class OpoiMempoolRules {
   /** txid → the keys it holds, for every admitted transaction with an OPoI payload or escrow spend. */
