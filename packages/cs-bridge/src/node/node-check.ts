@@ -90,7 +90,7 @@ export async function spendableUtxos(rpc: RpcClient, minAmount = 0): Promise<Utx
   const coins = await rpc.call('listunspent', [1]);
   return (
     coins
-      .filter((c) => c.spendable && !c.opoi_collateral && c.amount >= minAmount)
+      .filter((c) => c.spendable && c.amount >= minAmount)
       .sort((a, b) => b.amount - a.amount)
       // The wallet's own spendable coins are at its addresses: each has one.
       .flatMap(({ txid, vout, amount, confirmations, address }) => (address === undefined ? [] : [{ txid, vout, amount, confirmations, address }]))

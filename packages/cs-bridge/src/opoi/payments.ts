@@ -55,7 +55,7 @@ export class Payments {
     const total = due.reduce((s, [, b]) => s + b.pending, 0n);
     const coins = await this.rpc.call('listunspent', [1, 9_999_999, [this.config.opoiAddress]]);
     const inputs = coins
-      .filter((c) => c.spendable && !c.opoi_collateral)
+      .filter((c) => c.spendable)
       .sort((a, b) => b.amount - a.amount)
       .slice(0, MAX_INPUTS)
       .map((c) => ({ txid: c.txid, vout: c.vout }));
