@@ -1,6 +1,6 @@
 // Generated OPoI histories in the manner of btcd's fullblocktests (issue #9): one seeded generator
 // builds random lifecycles (model manifests, stakes serving them, renewals, unstakes, collateral
-// releases, requests, commits, reveals, payouts) as real signed transactions in real regtest blocks, with forks that reorg,
+// releases, OPEN requests, commits, reveals, payouts) as real signed transactions in real regtest blocks, with forks that reorg,
 // invalidateblock/reconsiderblock and restarts, and blocks that each break one OPoI rule. Every
 // block is offered to a real Chain over LMDB with its expected outcome (accepted, inconclusive, or
 // rejected with the bad-opoi-* reason), and after every step the chain's OPoI state is compared
@@ -27,6 +27,8 @@ import {
   type TxOut,
   actorKey,
   bytesEqual,
+  collateralActor,
+  collateralScript,
   commitmentHash,
   drawWinner,
   encodeOpoiPayload,
@@ -50,7 +52,7 @@ import { TestKey } from './test-key.ts';
 /** Change both to explore other histories; a failure names the seed and step to replay. */
 const SEED = 0x0b5e_0009;
 /** Generator steps after the setup; a step is one block, a fork of 2-5 blocks, or a chain operation. */
-const STEPS = 230;
+const STEPS = 300;
 
 const P = REGTEST.opoi;
 const FEE = 2_000n;
@@ -137,6 +139,8 @@ interface Coin {
   readonly owner: Party | null;
   /** Request id when the coin is an escrow. */
   readonly escrowOf: string | null;
+  /** Whether the coin has the collateral form (output 0 of a STAKE): no key spends it, the OPoI rules release it. */
+  readonly collateral?: true;
 }
 
 interface Secret {
@@ -206,9 +210,12 @@ function modelTx(m: Model, g: GenTx, h: number): string | null {
   if (g.fault) return g.fault;
   const { tx, payload } = g;
   for (let i = 0; i < tx.outputs.length; i++) {
-    if (escrowRequestId(tx.outputs[i].scriptPubKey) !== null && !(i === 0 && payload?.kind === OpoiKind.REQUEST)) return 'bad-opoi-escrow-output';
+    const script = tx.outputs[i].scriptPubKey;
+    if (escrowRequestId(script) !== null && !(i === 0 && payload?.kind === OpoiKind.REQUEST)) return 'bad-opoi-escrow-output';
+    if (collateralActor(script) !== null && !(i === 0 && payload?.kind === OpoiKind.STAKE)) return 'bad-opoi-collateral-output';
   }
   let escrowOf: string | null = null;
+  let released: StakeRecord | null = null;
   for (const input of tx.inputs) {
     const key = coinKey(hashToHex(input.prevout.txid), input.prevout.vout);
     const coin = m.coins.get(key);
@@ -220,8 +227,17 @@ function modelTx(m: Model, g: GenTx, h: number): string | null {
     const stake = [...m.stakes.values()].find((s) => collateralKey(s) === key);
     if (stake) {
       if (status(stake, h) !== 'UNSTAKED') return 'bad-opoi-collateral-locked';
-      m.stakes.delete(stake.miner);
+      if (released !== null) return 'bad-opoi-release-multiple';
+      released = stake;
     }
+  }
+  if (released !== null) {
+    // 11.4: a release pays the whole collateral to the staker in output 0, and is no payout.
+    const out = tx.outputs[0];
+    if (escrowOf !== null || out.value !== released.amount || !bytesEqual(out.scriptPubKey, partyById(released.miner).script)) {
+      return 'bad-opoi-release-outputs';
+    }
+    m.stakes.delete(released.miner);
   }
   if (escrowOf !== null) {
     if (payload !== null) return 'bad-opoi-payout-payload';
@@ -239,9 +255,18 @@ function modelTx(m: Model, g: GenTx, h: number): string | null {
   tx.outputs.forEach((out, vout) => {
     const escrow = escrowRequestId(out.scriptPubKey);
     const owner = partyByScript(out.scriptPubKey);
-    if (owner === null && escrow === null) return;
+    const collateral = collateralActor(out.scriptPubKey) !== null;
+    if (owner === null && escrow === null && !collateral) return;
     const key = coinKey(tx.txidHex, vout);
-    m.coins.set(key, { key, txid: tx.txid, vout, value: out.value, owner, escrowOf: escrow && toHex(escrow) });
+    m.coins.set(key, {
+      key,
+      txid: tx.txid,
+      vout,
+      value: out.value,
+      owner,
+      escrowOf: escrow && toHex(escrow),
+      ...(collateral ? { collateral: true } : {}),
+    });
   });
   return null;
 }
@@ -250,6 +275,8 @@ const MODEL_NAME = /^[A-Za-z0-9][A-Za-z0-9._:/+-]{0,63}$/;
 
 /** The payload rules of 11.5, in the documented order. */
 function modelPayload(m: Model, g: GenTx, q: OpoiPayload, h: number): string | null {
+  // The generator makes OPEN lifecycles only: VERIFIABLE steps have their own generated history (packages/consensus).
+  if (q.kind !== OpoiKind.REQUEST && q.kind !== OpoiKind.MANIFEST && !('miner' in q)) throw new Error(`the model has no rule for kind ${q.kind}`);
   const actor = q.kind === OpoiKind.REQUEST ? q.requester : q.kind === OpoiKind.MANIFEST ? q.registrant : q.miner;
   if (!g.signers.includes(actorKey(actor))) return 'bad-opoi-unsigned';
   const out0 = g.tx.outputs[0];
@@ -258,6 +285,7 @@ function modelPayload(m: Model, g: GenTx, q: OpoiPayload, h: number): string | n
       const id = toHex(q.requestId);
       if (m.requests.has(id)) return 'bad-opoi-request-duplicate';
       if (!MODEL_NAME.test(q.model)) return 'bad-opoi-model';
+      assert.notEqual(q.taskType, 1, 'the model has no VERIFIABLE rule');
       if (q.taskType !== TASK_OPEN) return 'bad-opoi-task-type';
       if (q.maxTokens < 1 || q.maxTokens > P.maxTokens) return 'bad-opoi-max-tokens';
       if (q.payment <= P.feeBase + P.feePerPromptToken * BigInt(q.promptTokenCount)) return 'bad-opoi-payment-too-low';
@@ -277,6 +305,8 @@ function modelPayload(m: Model, g: GenTx, q: OpoiPayload, h: number): string | n
         promptTokenCount: q.promptTokenCount,
         taskType: q.taskType,
         taskClass: q.taskClass,
+        auditQuorum: 0,
+        auditFee: 0n,
         escrowValue,
         status: 'PENDING',
         firstCommitHeight: null,
@@ -287,6 +317,8 @@ function modelPayload(m: Model, g: GenTx, q: OpoiPayload, h: number): string | n
         resolvedHeight: null,
         payoutTxid: null,
         payoutHeight: null,
+        publishTxid: null,
+        publishHeight: null,
       });
       return null;
     }
@@ -328,7 +360,7 @@ function modelPayload(m: Model, g: GenTx, q: OpoiPayload, h: number): string | n
     case OpoiKind.STAKE: {
       const miner = actorKey(q.miner);
       if (m.stakes.has(miner)) return 'bad-opoi-stake-exists';
-      if (!bytesEqual(out0.scriptPubKey, p2wpkhScript(q.miner.hash)) || out0.value < P.minStake) return 'bad-opoi-stake-collateral';
+      if (!bytesEqual(out0.scriptPubKey, collateralScript(q.miner)) || out0.value < P.minStake) return 'bad-opoi-stake-collateral';
       const serves = q.serves ?? [];
       if (new Set(serves).size !== serves.length || serves.some((id) => !m.manifests.has(id))) return 'bad-opoi-stake-manifest';
       m.stakes.set(miner, {
@@ -343,6 +375,8 @@ function modelPayload(m: Model, g: GenTx, q: OpoiPayload, h: number): string | n
         height: h,
         renewedHeight: h,
         unstakeHeight: null,
+        locks: 0,
+        forfeitedBy: null,
       });
       return null;
     }
@@ -572,10 +606,7 @@ function reveal(w: Model, miner: Party, r: RequestRecord, change: Partial<Secret
   return act(w, miner, { kind: OpoiKind.REVEAL, requestId: hashFromHexRaw(r.id), miner: miner.actor, responseHash, tokenCount, salt });
 }
 
-function stake(w: Model, h: number, miner: Party, collateral: bigint, to = miner.script, serves?: string[]): GenTx | null {
-  const old = w.stakes.get(miner.id);
-  // Once unstaked, the old collateral may be spent in the new STAKE itself.
-  const extra: Extra[] = old && status(old, h) === 'UNSTAKED' ? [{ coin: w.coins.get(collateralKey(old))!, signer: miner }] : [];
+function stake(w: Model, miner: Party, collateral: bigint, to = collateralScript(miner.actor), serves?: string[]): GenTx | null {
   const payload: OpoiPayload = {
     kind: OpoiKind.STAKE,
     miner: miner.actor,
@@ -584,14 +615,29 @@ function stake(w: Model, h: number, miner: Party, collateral: bigint, to = miner
   };
   // Half the stakes declare some of the registered manifests.
   const list = serves ?? (rng.chance(0.5) ? rng.shuffle([...w.manifests.keys()]).slice(0, rng.int(1, 8)) : []);
-  return act(w, miner, list.length > 0 ? { ...payload, serves: list } : payload, [{ value: collateral, scriptPubKey: to }], extra);
+  return act(w, miner, list.length > 0 ? { ...payload, serves: list } : payload, [{ value: collateral, scriptPubKey: to }]);
+}
+
+/**
+ * `then` on the state after the release of `p`'s UNSTAKED collateral in the same block (earlier in
+ * it), or on `w` itself when `p` has no stake: a STAKE needs the last one's collateral released.
+ */
+function afterRelease(w: Model, h: number, p: Party, then: (next: Model) => GenTx | null): GenTx | GenTx[] | null {
+  if (!w.stakes.has(p.id)) return then(w);
+  const rel = release(w, p);
+  const next = copy(w);
+  if (!rel || modelTx(next, rel, h) !== null) return null;
+  const last = then(next);
+  return last && [rel, last];
 }
 
 const stakeAction = (w: Model, miner: Party, kind: OpoiKind.RENEW | OpoiKind.UNSTAKE, payer = miner) => act(w, payer, { kind, miner: miner.actor });
 
-function release(w: Model, miner: Party): GenTx | null {
+/** The release of an UNSTAKED collateral (11.4): output 0 pays it all to the staker; anyone may send it and pay the fee. */
+function release(w: Model, miner: Party, payer = miner, out0?: TxOut): GenTx | null {
   const s = w.stakes.get(miner.id)!;
-  const built = build(w, miner, [], [], [{ coin: w.coins.get(collateralKey(s))!, signer: miner }]);
+  const pay = out0 ?? { value: s.amount, scriptPubKey: miner.script };
+  const built = build(w, payer, [pay], [], [{ coin: w.coins.get(collateralKey(s))!, signer: null }]);
   return built && { ...built, payload: null };
 }
 
@@ -633,14 +679,14 @@ function proposers(): Proposer[] {
   for (const m of MINERS) {
     if (rng.chance(m.renewRate)) list.push((w) => stakeAction(w, m, OpoiKind.RENEW));
     // The miner that never renews never unstakes either: its stake lapses into SUSPENDED.
-    if (m.renewRate > 0 && rng.chance(0.01)) list.push((w) => stakeAction(w, m, OpoiKind.UNSTAKE));
+    if (m.renewRate > 0 && rng.chance(0.02)) list.push((w) => stakeAction(w, m, OpoiKind.UNSTAKE));
     // Miners stay unstaked for a while (about ten blocks) before staking again.
     if (rng.chance(0.12))
       list.push((w, h) => {
         const s = w.stakes.get(m.id);
-        if (!s) return stake(w, h, m, P.minStake + BigInt(rng.int(0, 50_000_000)));
+        if (!s) return stake(w, m, P.minStake + BigInt(rng.int(0, 50_000_000)));
         if (status(s, h) !== 'UNSTAKED') return null;
-        return rng.chance(0.7) ? release(w, m) : stake(w, h, m, P.minStake + BigInt(rng.int(0, 50_000_000)));
+        return release(w, m, rng.chance(0.7) ? m : rng.pick(PARTIES));
       });
   }
   for (let n = rng.int(0, 4); n > 0; n--) {
@@ -683,10 +729,39 @@ const BREAKERS: Breaker[] = [
     reason: 'bad-opoi-collateral-locked',
     make: (w, h) => {
       const s = rng.pickOr([...w.stakes.values()].filter((s) => status(s, h) !== 'UNSTAKED'));
+      return s && release(w, partyById(s.miner));
+    },
+  },
+  {
+    // A release paying the staker less or more than its whole collateral, or someone else.
+    reason: 'bad-opoi-release-outputs',
+    make: (w, h) => {
+      const s = rng.pickOr([...w.stakes.values()].filter((s) => status(s, h) === 'UNSTAKED'));
       if (!s) return null;
       const m = partyById(s.miner);
-      const built = build(w, m, [], [], [{ coin: w.coins.get(collateralKey(s))!, signer: m }]);
-      return built && { ...built, payload: null };
+      const out0 = rng.pick([
+        { value: s.amount - 1n, scriptPubKey: m.script },
+        { value: s.amount + 1n, scriptPubKey: m.script },
+        { value: s.amount, scriptPubKey: otherThan(m).script },
+      ]);
+      return release(w, m, m, out0);
+    },
+  },
+  {
+    // The collateral form anywhere but a STAKE's output 0.
+    reason: 'bad-opoi-collateral-output',
+    make: (w) => {
+      const payer = rng.pick(PARTIES);
+      const fake = { value: 1_000n, scriptPubKey: collateralScript(rng.pick(PARTIES).actor) };
+      if (rng.chance(0.5)) {
+        const built = build(w, payer, rng.shuffle([fake, { value: 5_000n, scriptPubKey: payer.script }]), []);
+        return built && { ...built, payload: null };
+      }
+      // A STAKE whose collateral is right, with a second collateral-form output.
+      const m = rng.pick(MINERS);
+      const q = stake(w, m, P.minStake);
+      const built = q && build(w, m, [q.tx.outputs[0], fake], [opoiPayloadScript(q.payload!)]);
+      return built && { ...built, payload: q!.payload };
     },
   },
   {
@@ -921,10 +996,11 @@ const BREAKERS: Breaker[] = [
               [registered, registered],
             ])
           : [unregistered];
-      return stake(w, h, p, P.minStake, p.script, serves);
+      return afterRelease(w, h, p, (next) => stake(next, p, P.minStake, collateralScript(p.actor), serves));
     },
   },
-  { reason: 'bad-opoi-task-type', make: (w) => request(w, rng.pick(REQUESTERS), { taskType: 1 }) },
+  // Task type 1 is VERIFIABLE (not generated here): any other but 0 is unknown.
+  { reason: 'bad-opoi-task-type', make: (w) => request(w, rng.pick(REQUESTERS), { taskType: rng.pick([2, 3, 255]) }) },
   {
     reason: 'bad-opoi-unsigned',
     make: (w) => {
@@ -946,7 +1022,7 @@ const BREAKERS: Breaker[] = [
       return (
         s &&
         act(w, partyById(s.miner), { kind: OpoiKind.STAKE, miner: partyById(s.miner).actor, modelId: 'tiny', endpoint: '' }, [
-          { value: P.minStake, scriptPubKey: partyById(s.miner).script },
+          { value: P.minStake, scriptPubKey: collateralScript(partyById(s.miner).actor) },
         ])
       );
     },
@@ -954,9 +1030,13 @@ const BREAKERS: Breaker[] = [
   {
     reason: 'bad-opoi-stake-collateral',
     make: (w, h) => {
-      // Any party may stake (requesters too), and one whose stake is UNSTAKED may stake again.
+      // Any party may stake (requesters too), once its last stake's collateral is released.
       const p = rng.pickOr(PARTIES.filter((p) => !w.stakes.has(p.id) || status(w.stakes.get(p.id)!, h) === 'UNSTAKED'));
-      return p && (rng.chance(0.5) ? stake(w, h, p, rng.pick([P.minStake - 1n, 1_000n])) : stake(w, h, p, P.minStake, otherThan(p).script));
+      if (!p) return null;
+      const to = rng.pick([otherThan(p).script, collateralScript(otherThan(p).actor), p.script]);
+      return afterRelease(w, h, p, (next) =>
+        rng.chance(0.5) ? stake(next, p, rng.pick([P.minStake - 1n, 1_000n])) : stake(next, p, P.minStake, to),
+      );
     },
   },
   {
@@ -1000,7 +1080,7 @@ const BREAKERS: Breaker[] = [
   // Any action by any party on any request: the model says which rule (if any) it breaks.
   {
     reason: 'noise',
-    make: (w, h) => {
+    make: (w) => {
       const m = randomMiner();
       const r = rng.pickOr([...w.requests.values()]);
       switch (rng.int(0, 4)) {
@@ -1011,7 +1091,7 @@ const BREAKERS: Breaker[] = [
         case 2:
           return stakeAction(w, m, rng.pick([OpoiKind.RENEW, OpoiKind.UNSTAKE]));
         case 3:
-          return stake(w, h, m, P.minStake);
+          return rng.chance(0.5) ? stake(w, m, P.minStake) : w.stakes.has(m.id) ? release(w, m) : null;
         default:
           return (
             r && (r.status === 'PENDING' ? payout(w, r, m, [{ value: r.escrowValue, scriptPubKey: partyById(r.requester).script }]) : payout(w, r, m))
@@ -1042,17 +1122,18 @@ test(`generated OPoI histories against a reference model (seed ${SEED}, ${STEPS}
 });
 
 async function run(h: Harness, atStep: (s: number) => void): Promise<void> {
-  // Setup: three coinbases to a bank key, matured, then split among the parties in one block (the root).
+  // Setup: four coinbases to a bank key, matured, then split among the parties in one block (the root).
   const bank = new TestKey(sha256(Buffer.from(`opoi-history ${SEED} bank`)));
   const bankScript = p2wpkhScript(hash160(bank.pub));
   const bankCoins: Transaction[] = [];
   for (let i = 0; i < 103; i++) {
-    const block = nextBlock(h.chain, { payTo: i < 3 ? bankScript : undefined });
+    const block = nextBlock(h.chain, { payTo: i < 4 ? bankScript : undefined });
     assert.deepEqual(await h.chain.processBlock(block), { status: 'accepted', entry: h.chain.tip });
-    if (i < 3) bankCoins.push(block.txs[0]);
+    if (i < 4) bankCoins.push(block.txs[0]);
   }
   const outputs = PARTIES.flatMap((p) =>
-    Array.from({ length: 4 }, () => ({ value: MINERS.includes(p) ? (3n * COIN) / 2n : COIN, scriptPubKey: p.script })),
+    // 1.5 coins each: enough for anyone (requesters too) to stake the minimum.
+    Array.from({ length: 4 }, () => ({ value: (3n * COIN) / 2n, scriptPubKey: p.script })),
   );
   let funding = new Transaction({
     version: 2,
