@@ -181,8 +181,8 @@ export class ChainDatabase {
     this.write(() => this.putMeta('reindex', Buffer.from('1')));
     const t = this.tables;
     const derived = [t.index, t.undo, t.coins, t.txindex, t.addrindex, t.addrsummary, t.addrundo];
-    for (const table of [...derived, t.opoirequest, t.opoicommit, t.opoistake, t.opoicollateral, t.opoidue, t.opoimanifest, t.opoiundo])
-      table.clearSync();
+    const opoi = [t.opoirequest, t.opoicommit, t.opoistake, t.opoicollateral, t.opoidue, t.opoimanifest, t.opoiaudit, t.opoiserver, t.opoiundo];
+    for (const table of [...derived, ...opoi]) table.clearSync();
     this.write(() => {
       for (const key of ['tip', TX_INDEX_MARKER, ADDRESS_INDEX_MARKER]) t.meta.remove(Buffer.from(key));
       this.putMeta('schema', Buffer.from(String(SCHEMA_VERSION)));
