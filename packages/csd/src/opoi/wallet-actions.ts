@@ -4,7 +4,7 @@
  * is funded from the acting address's own coins with the change going back to it, and signed
  * with SIGHASH_ALL by that address's key, which is what makes the payload the actor's
  * (docs/protocol.md, OPoI). What no actor signs (a PUBLISH, a payout, a collateral's release) is
- * funded from any of the wallet's coins; held coins (escrow, bond, collateral) are spent with an
+ * funded from any of the wallet's coins, staked addresses' last; held coins (escrow, bond, collateral) are spent with an
  * empty scriptSig, the 'escrow' signing plan.
  */
 import {
@@ -152,12 +152,23 @@ export function sendStake(wallet: Wallet, p: OpoiPayload & { kind: OpoiKind.STAK
   return act(wallet, p.miner, [{ script: collateralScript(p.miner), amount, subtractFee: false }, payloadRecipient(p)], chosen);
 }
 
-/** Options of the steps no actor signs: any of the wallet's coins pays the fee. */
-const ANY_COIN = { fee: ECONOMICAL, minConf: 0, replaceable: true, spendStakedCoins: true } as const;
+/**
+ * A step no actor signs, its fee paid from any of the wallet's coins: those of staked addresses
+ * only when the others do not do, since they pay the stakers' commits, reveals and verdicts.
+ */
+function sendFromAnyCoin(wallet: Wallet, recipients: FundingRecipient[], preset: FundingCoin[]) {
+  const opts = { fee: ECONOMICAL, minConf: 0, replaceable: true } as const;
+  try {
+    return sendAction(wallet, recipients, preset, { ...opts, spendStakedCoins: false });
+  } catch (e) {
+    if (!(e instanceof WalletError) || e.kind !== 'insufficient-funds') throw e;
+    return sendAction(wallet, recipients, preset, { ...opts, spendStakedCoins: true });
+  }
+}
 
 /** PUBLISH: the prompt and answer on chain, signed by nobody in particular. */
 export function sendPublish(wallet: Wallet, p: OpoiPayload & { kind: OpoiKind.PUBLISH }) {
-  return sendAction(wallet, [payloadRecipient(p)], [], ANY_COIN);
+  return sendFromAnyCoin(wallet, [payloadRecipient(p)], []);
 }
 
 /** A held coin as a funding input: an empty scriptSig spends it (consensus escrow.ts). */
@@ -178,12 +189,12 @@ export function sendPayout(wallet: Wallet, r: RequestRecord, audit?: AuditRecord
     return heldCoin(txid, vout, audit!.forfeited, collateralScript(actorOfKey(r.winner!)));
   });
   const recipients = payoutOutputs(r, audit).map((o) => ({ script: Buffer.from(o.script, 'hex'), amount: o.value, subtractFee: false }));
-  return sendAction(wallet, recipients, held, ANY_COIN);
+  return sendFromAnyCoin(wallet, recipients, held);
 }
 
 /** The release of an UNSTAKED, unlocked collateral: output 0 pays the staker all of it, the fee from any of the wallet's coins. */
 export function sendRelease(wallet: Wallet, s: StakeRecord) {
   const collateral = heldCoin(s.collateralTxid, s.collateralVout, s.amount, collateralScript(actorOfKey(s.miner)));
   const out = releaseOutput(s);
-  return sendAction(wallet, [{ script: Buffer.from(out.script, 'hex'), amount: out.value, subtractFee: false }], [collateral], ANY_COIN);
+  return sendFromAnyCoin(wallet, [{ script: Buffer.from(out.script, 'hex'), amount: out.value, subtractFee: false }], [collateral]);
 }
