@@ -12,6 +12,7 @@ import {
   type TxOut,
   actorFromScript,
   addressToScript,
+  collateralScript,
   escrowAmount,
   escrowScript,
   hashFromHex,
@@ -91,10 +92,10 @@ test('a real csd announces OPoI steps on WebSocket and ZeroMQ, undoes them on in
     };
     const tip = async () => ({ height: await d.call<number>('getblockcount'), block_hash: await d.call<string>('getbestblockhash') });
 
-    // STAKE: output 0 locks the minimum stake at the staker's address.
+    // STAKE: output 0 locks the minimum stake in the staker's collateral form.
     const stakePayload = { kind: OpoiKind.STAKE, miner: actorFromScript(scriptOf(staker))!, modelId: 'tiny', endpoint: '' } as const;
     const stakeTxid = await sendRaw(d, await coinOf(staker), scriptOf(staker), [
-      { value: REGTEST.opoi.minStake, scriptPubKey: scriptOf(staker) },
+      { value: REGTEST.opoi.minStake, scriptPubKey: collateralScript(stakePayload.miner) },
       { value: 0n, scriptPubKey: opoiPayloadScript(stakePayload) },
     ]);
     await d.call('generatetoaddress', 1, miner);

@@ -127,17 +127,19 @@ test('OPoI lifecycle on real nodes: stake, request, competing commits, reveal, r
     const stakeHeight = await net.mine();
     assert.equal((await b.call<Json>('getopoistake', staker1)).status, 'ACTIVE');
     assert.equal((await a.call<Json[]>('listopoistakes', 'ACTIVE')).length, 2);
-    // The collateral is listed, marked and not spendable; the change is.
+    // The collateral left the wallet (its form is no address's): only the change (after the payload) is listed.
     const listed = await b.call<Json[]>('listunspent', 0, 9999999, [staker1]);
-    const collateral = listed.find((c) => c.txid === stake1.txid && c.vout === 0)!;
-    assert.equal(collateral.opoi_collateral, true);
-    assert.equal(collateral.spendable, false);
-    assert.equal(sats(collateral.amount as number), sats(MIN_STAKE));
+    assert.deepEqual(
+      listed.map((c) => [c.txid, c.vout]),
+      [[stake1.txid, 2]],
+    );
+    assert.equal(await held(b, staker1), sats(10 - MIN_STAKE) - (await feeOf(b, stake1.txid as string)));
+    assert.equal((await b.call<Json>('getopoistake', staker1)).amount, MIN_STAKE);
 
-    // Spending locked collateral: refused by the mempool and in a block.
+    // Spending locked collateral (an empty scriptSig is all it takes): refused by the mempool and in a block.
     const spendCollateral = async (node: Daemon, txid: string, to: string) => {
       const raw = await node.call<string>('createrawtransaction', [{ txid, vout: 0 }], [{ [to]: MIN_STAKE - 0.001 }]);
-      return (await node.call<Json>('signrawtransactionwithwallet', raw)).hex as string;
+      return raw;
     };
     const collateralSpend = await spendCollateral(b, stake1.txid as string, staker1);
     await rpcError(b.call('sendrawtransaction', collateralSpend), -26, /bad-opoi-collateral-locked/);
@@ -265,7 +267,11 @@ test('OPoI lifecycle on real nodes: stake, request, competing commits, reveal, r
       (await feeOf(loserNode, (loser === staker1 ? commit1 : commit2).txid as string)) +
       (await feeOf(loserNode, (loser === staker1 ? reveal1 : reveal2).txid as string));
     const loserStakeFee = await feeOf(loserNode, (loser === staker1 ? stake1 : stake2).txid as string);
-    assert.equal(await held(loserNode, loser), sats(loser === staker1 ? 10 : 5) - loserStakeFee - loserCommitFees, 'the loser is paid nothing');
+    assert.equal(
+      await held(loserNode, loser),
+      sats((loser === staker1 ? 10 : 5) - MIN_STAKE) - loserStakeFee - loserCommitFees,
+      'the loser is paid nothing (its collateral stays locked)',
+    );
 
     // ---- expiry refund ----
     const lonely = randomUUID();
@@ -286,11 +292,16 @@ test('OPoI lifecycle on real nodes: stake, request, competing commits, reveal, r
     await b.call('unstakeopoi', staker1);
     const unstakeHeight = await net.mine();
     await rpcError(b.call('sendrawtransaction', collateralSpend), -26, /bad-opoi-collateral-locked/);
+    await rpcError(b.call('releaseopoistake', staker1), -8, /the stake is UNSTAKING: .*cooldown ends at height/);
     await net.mineTo(unstakeHeight + 10 - 1);
-    const freed = await b.call<string>('sendrawtransaction', collateralSpend);
+    // Free now, but only to the staker, all of it: a spend paying less is refused; the release pays it back.
+    await rpcError(b.call('sendrawtransaction', collateralSpend), -26, /bad-opoi-release-outputs/);
+    const stakerBefore = await held(b, staker1);
+    const freed = await a.call<Json>('releaseopoistake', staker1);
+    assert.deepEqual([freed.amount, freed.existing], [MIN_STAKE, false]);
     await net.mine();
     await rpcError(b.call('getopoistake', staker1), -5, /no stake/);
-    assert.match(freed, /^[0-9a-f]{64}$/);
+    assert.equal(await held(b, staker1), stakerBefore + sats(MIN_STAKE), 'the whole collateral is back (the releasing node paid the fee)');
     // staker2 let its stake lapse past the renewal period: SUSPENDED, cannot commit.
     const renewBy = (await a.call<Json>('getopoistake', staker2)).renew_by_height as number;
     assert.equal(renewBy, stakeHeight + 100);
