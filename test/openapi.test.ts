@@ -50,9 +50,14 @@ test('csd REST: every documented path answers as documented, every endpoint is d
     address: chain.payTo,
     outpoint: `${block1.tx[0]}-0`,
     request_id: randomUUID(),
+    model_id: 'org/no-such-manifest.Q4',
   });
   const notOk = calls.filter((c) => c.status !== 200).map((c) => `${c.method} ${c.path} ${c.status}`);
-  assert.deepEqual(notOk, ['GET /rest/opoi/request/{request_id}.json 404'], 'all but the unknown OPoI request answer 200');
+  assert.deepEqual(
+    notOk,
+    ['GET /rest/opoi/request/{request_id}.json 404', 'GET /rest/opoi/audit/{request_id}.json 404', 'GET /rest/opoi/manifest/{model_id}.json 404'],
+    'all but the unknown OPoI request, its audit and the unknown manifest answer 200',
+  );
   for (const [name] of REST_ENDPOINTS) {
     assert.ok(
       Object.keys(restDoc.paths).some((p) => p.startsWith(`/rest/${name}/`) || p.startsWith(`/rest/${name}.`)),
