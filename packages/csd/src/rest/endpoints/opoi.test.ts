@@ -139,20 +139,62 @@ test('/rest/opoi: one request with its commits, outcome and payout, and the requ
         400,
         `Invalid request_id: ${r1.uuid.replaceAll('-', '')} (a UUID, 8-4-4-4-12 hex digits)`,
       );
-      await fails(rest, '/rest/opoi/requests.json?status=DONE', 400, 'Invalid status: DONE (expected PENDING, FULFILLED, EXPIRED)');
-      await fails(rest, '/rest/opoi/requests.json?status=pending', 400, 'Invalid status: pending (expected PENDING, FULFILLED, EXPIRED)');
+      await fails(
+        rest,
+        '/rest/opoi/requests.json?status=DONE',
+        400,
+        'Invalid status: DONE (expected PENDING, PUBLISHING, AUDITING, FULFILLED, REJECTED, EXPIRED)',
+      );
+      await fails(
+        rest,
+        '/rest/opoi/requests.json?status=pending',
+        400,
+        'Invalid status: pending (expected PENDING, PUBLISHING, AUDITING, FULFILLED, REJECTED, EXPIRED)',
+      );
       await fails(rest, '/rest/opoi/requests.json?from=-1', 400, 'Invalid from: -1 (a decimal from 0 to 2147483647)');
       await fails(rest, '/rest/opoi/requests.json?count=0', 400, 'Invalid count: 0 (a decimal from 1 to 1000)');
       await fails(rest, '/rest/opoi/requests.json?count=1001', 400, 'Invalid count: 1001 (a decimal from 1 to 1000)');
       await fails(rest, '/rest/opoi/requests.json?count=ten', 400, 'Invalid count: ten (a decimal from 1 to 1000)');
-      const usage = 'Invalid URI format. Expected /rest/opoi/request/<request_id>.json or /rest/opoi/requests.json';
-      for (const path of ['/rest/opoi.json', '/rest/opoi/request.json', '/rest/opoi/requests/1.json', `/rest/opoi/req/${r1.uuid}.json`]) {
+      const usage =
+        'Invalid URI format. Expected /rest/opoi/request/<request_id>.json, /rest/opoi/requests.json, /rest/opoi/audit/<request_id>.json, ' +
+        '/rest/opoi/manifest/<model_id>.json or /rest/opoi/manifests.json';
+      for (const path of [
+        '/rest/opoi.json',
+        '/rest/opoi/request.json',
+        '/rest/opoi/requests/1.json',
+        `/rest/opoi/req/${r1.uuid}.json`,
+        '/rest/opoi/audit.json',
+        '/rest/opoi/manifest.json',
+        '/rest/opoi/manifests/x.json',
+      ]) {
         await fails(rest, path, 400, usage);
       }
       for (const suffix of ['bin', 'hex', 'xml']) {
         await fails(rest, `/rest/opoi/request/${r1.uuid}.${suffix}`, 404, 'output format not found (available: .json)');
         await fails(rest, `/rest/opoi/requests.${suffix}`, 404, 'output format not found (available: .json)');
       }
+
+      // An OPEN request has no audit; manifests are by model id (which may hold '/', '.' and ':').
+      await fails(rest, `/rest/opoi/audit/${r1.uuid}.json`, 404, 'OPoI audit not found (an OPEN request, or an answer not published yet)');
+      await fails(rest, `/rest/opoi/audit/${randomUUID()}.json`, 404, 'OPoI request not found');
+      await fails(rest, '/rest/opoi/audit/1234.json', 400, 'Invalid request_id: 1234 (a UUID, 8-4-4-4-12 hex digits)');
+      assert.deepEqual(await ok(rest, '/rest/opoi/manifests.json'), []);
+      const manifest = await o.node.call<{ txid: string }>('registermodelmanifest', 'org/qwen2.5:0.5b', 'ab'.repeat(32), 1000, 0, o.staker.address);
+      await o.mine();
+      const shown = await o.node.call('getmodelmanifest', 'org/qwen2.5:0.5b');
+      assert.equal((shown as Json).txid, manifest.txid);
+      assert.deepEqual(await ok(rest, '/rest/opoi/manifest/org/qwen2.5:0.5b.json'), shown);
+      assert.deepEqual(await ok(rest, '/rest/opoi/manifest/org%2Fqwen2.5%3A0.5b.json'), shown, 'percent-encoded');
+      assert.deepEqual(await ok(rest, '/rest/opoi/manifests.json'), [shown]);
+      await fails(rest, '/rest/opoi/manifest/org/qwen2.5:0.5b', 404, 'output format not found (available: .json)');
+      await fails(rest, '/rest/opoi/manifest/qwen9.json', 404, 'Model manifest not found');
+      await fails(rest, '/rest/opoi/manifest/%E0%A4%A.json', 400, 'Invalid model_id: %E0%A4%A');
+      await fails(
+        rest,
+        `/rest/opoi/manifest/${'x'.repeat(65)}.json`,
+        400,
+        `Invalid model_id: ${'x'.repeat(65)} (at most 64 characters: letters, digits and ._:/+-)`,
+      );
 
       // The opoi group has its own budget, counted as the other endpoints' are.
       await ok(limited, '/rest/opoi/requests.json');
