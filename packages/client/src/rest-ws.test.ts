@@ -51,6 +51,7 @@ test('REST answers are the documented objects, the same as RPC gives', async () 
   const utxos = await rest.utxos([{ txid: block.tx[0], vout: 0 }]);
   assert.equal(utxos.bitmap, '1', 'the coinbase output is unspent');
   assert.deepEqual(await rest.opoiRequests({ count: 10 }), { total: 0, from: 0, count: 0, requests: [] }, 'no OPoI requests yet');
+  assert.deepEqual(await rest.modelManifests(), [], 'no model manifests yet');
 });
 
 test('REST errors carry the status and csd message', async () => {
@@ -61,6 +62,16 @@ test('REST errors carry the status and csd message', async () => {
   );
   await assert.rejects(rest.blockHashByHeight(99), (e: unknown) => e instanceof RestError && e.status === 404, 'height above the tip is 404');
   await assert.rejects(rest.opoiRequest('not-a-uuid'), (e: unknown) => e instanceof RestError && e.status === 400, 'a bad request id is 400');
+  await assert.rejects(
+    rest.opoiAudit('0b4f6a3e-1c2d-4e5f-8a9b-0c1d2e3f4a5b'),
+    (e: unknown) => e instanceof RestError && e.status === 404 && e.message === 'OPoI request not found',
+    'the audit of an unknown request is 404',
+  );
+  await assert.rejects(
+    rest.modelManifest('org/model-7b.Q4'),
+    (e: unknown) => e instanceof RestError && e.status === 404 && e.message === 'Model manifest not found',
+    'an unknown manifest is 404',
+  );
   const down = new RestClient({ url: `http://127.0.0.1:${await freePort()}` });
   await assert.rejects(down.chainInfo(), (e: unknown) => e instanceof RestError && e.status === 0, 'no node is status 0');
 });

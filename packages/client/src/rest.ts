@@ -29,6 +29,8 @@ export type RestBlock = Extract<RpcResult<'getblock'>, { readonly tx: readonly s
 export type RestHeader = Exclude<RpcResult<'getblockheader'>, string>;
 export type RestTransaction = Exclude<RpcResult<'getrawtransaction'>, string | null>;
 export type RestOpoiRequest = RpcResult<'getopoirequest'>;
+export type RestOpoiAudit = RpcResult<'getopoiaudit'>;
+export type RestModelManifest = RpcResult<'getmodelmanifest'>;
 
 /** The interface document's Address object (docs/rest.md, "address"), spelled as it is. */
 export interface RestAddress {
@@ -136,12 +138,31 @@ export class RestClient {
   }
 
   opoiRequests(
-    query: { readonly status?: 'PENDING' | 'FULFILLED' | 'EXPIRED'; readonly from?: number; readonly count?: number } = {},
+    query: {
+      readonly status?: 'PENDING' | 'PUBLISHING' | 'AUDITING' | 'FULFILLED' | 'REJECTED' | 'EXPIRED';
+      readonly from?: number;
+      readonly count?: number;
+    } = {},
   ): Promise<RestOpoiPage> {
     const params = new URLSearchParams();
     for (const [key, value] of Object.entries(query)) if (value !== undefined) params.set(key, String(value));
     const q = params.size > 0 ? `?${params}` : '';
     return this.json(`/rest/opoi/requests.json${q}`);
+  }
+
+  /** The audit of a VERIFIABLE request whose answer was published (404 otherwise). */
+  opoiAudit(requestId: string): Promise<RestOpoiAudit> {
+    return this.json(`/rest/opoi/audit/${encodeURIComponent(requestId)}.json`);
+  }
+
+  /** A registered model manifest (404 for an id without one). */
+  modelManifest(modelId: string): Promise<RestModelManifest> {
+    return this.json(`/rest/opoi/manifest/${encodeURIComponent(modelId)}.json`);
+  }
+
+  /** The registered model manifests, oldest first. */
+  modelManifests(): Promise<readonly RestModelManifest[]> {
+    return this.json('/rest/opoi/manifests.json');
   }
 
   private async json<T>(path: string): Promise<T> {

@@ -70,7 +70,15 @@ export type OpoiEventName =
   | 'stake'
   | 'renew'
   | 'unstake'
-  | 'released';
+  | 'released'
+  | 'manifest'
+  | 'publish'
+  | 'auditor'
+  | 'challenge'
+  | 'verdict-commit'
+  | 'verdict-reveal'
+  | 'audited'
+  | 'forfeit';
 
 export interface OpoiPush {
   readonly type: 'opoi';
@@ -84,6 +92,10 @@ export interface OpoiPush {
   /** `published` only. */
   readonly response_hash?: string;
   readonly bytes?: number;
+  /** `manifest` only: the model id registered. */
+  readonly model_id?: string;
+  /** `audited` only: the audit's outcome. */
+  readonly outcome?: 'valid' | 'invalid' | 'unaudited';
 }
 
 export type WsPush = NewBlockPush | MempoolPush | AddressTxPush | OpoiPush;
