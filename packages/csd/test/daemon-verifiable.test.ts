@@ -51,10 +51,12 @@ async function world(auditorCount: number): Promise<World> {
   const executor = await b.call<string>('getnewaddress');
   const auditors: string[] = [];
   for (let i = 0; i < auditorCount; i++) auditors.push(await c.call<string>('getnewaddress'));
-  await a.call('sendtoaddress', requester, 2);
-  await a.call('sendtoaddress', challenger, 2);
-  // Every staker gets a coin to stake from and one to pay for its actions.
-  for (const staker of [executor, ...auditors]) for (let i = 0; i < 2; i++) await a.call('sendtoaddress', staker, 2);
+  // One sendmany per round: a later send of A's wallet could spend an unconfirmed coin it paid to
+  // one of its own addresses. Every staker gets a coin to stake from and one to pay for its actions.
+  const stakers = [executor, ...auditors];
+  await a.call('sendmany', '', Object.fromEntries([requester, challenger, ...stakers].map((to) => [to, 2])));
+  await net.mine();
+  await a.call('sendmany', '', Object.fromEntries(stakers.map((to) => [to, 2])));
   await net.mine();
   await a.call('registermodelmanifest', MANIFEST, sha256('the tiny GGUF'), 123_456, 4096, requester);
   await net.mine();
@@ -81,7 +83,7 @@ async function answered(w: World, quorum: number, tokens: number[], text: string
   const id = randomUUID();
   const prompt = 'What is the capital of France?';
   const args = [id, MANIFEST, sha256(prompt), MAX_TOKENS, PAYMENT, w.requester, FEE_PER_TOKEN, 'VERIFIABLE', 0, '', w.executor];
-  await rpcError(a.call('submitopoirequest', ...args, MAX_TOKENS, AUDIT_FEE), -26, /bad-opoi-audit-quorum|bad-opoi-audit-servers/);
+  await rpcError(a.call('submitopoirequest', ...args, MAX_TOKENS, AUDIT_FEE), -8, /fewer than audit_quorum 8/);
   await a.call('submitopoirequest', ...args, quorum, AUDIT_FEE);
   const requestHeight = await net.mine();
   const hash = toHex(verifiableResponseHash(tokens, Buffer.from(text)));
@@ -92,7 +94,7 @@ async function answered(w: World, quorum: number, tokens: number[], text: string
   await net.mineTo(commitHeight + COMMIT_WINDOW + REVEAL_WINDOW - 1);
   assert.equal((await a.call<Json>('getopoirequest', id)).status, 'PUBLISHING');
   // The published text must be what was revealed: another one is refused.
-  await rpcError(a.call('publishopoianswer', id, prompt, `${text}!`, tokens), -26, /bad-opoi-publish-output/);
+  await rpcError(a.call('publishopoianswer', id, prompt, `${text}!`, tokens), -8, /do not hash to the winner's revealed response hash/);
   await a.call('publishopoianswer', id, prompt, text, tokens);
   const publishHeight = await net.mine();
   assert.equal((await a.call<Json>('getopoirequest', id)).status, 'AUDITING');
@@ -170,7 +172,7 @@ test('a false VERIFIABLE answer: the drawn auditors say invalid, the requester i
     const auditors = await drawn(w, answer.id);
     assert.equal(auditors.length, quorum);
     for (const x of auditors) assert.ok(w.auditors.includes(x.address), 'auditors are stakers serving the manifest, not the executor');
-    await rpcError(w.b.call('submitopoiverdictcommit', answer.id, w.executor, 'valid'), -26, /bad-opoi-not-auditor/);
+    await rpcError(w.b.call('submitopoiverdictcommit', answer.id, w.executor, 'valid'), -8, /was not drawn to audit/);
     const steps = await verdicts(w, answer.id, 'invalid');
     const request = await w.a.call<Json>('getopoirequest', answer.id);
     assert.equal(request.status, 'REJECTED');
@@ -178,7 +180,7 @@ test('a false VERIFIABLE answer: the drawn auditors say invalid, the requester i
     const outcomeHeight = await w.a.call<number>('getblockcount');
     assert.equal((await w.a.call<Json>('getopoistake', w.executor)).status, 'FORFEITED');
     // The forfeited collateral is the payout's to spend: not the executor's, even after UNSTAKE.
-    await rpcError(w.b.call('unstakeopoi', w.executor), -26, /bad-opoi-stake-forfeited/);
+    await rpcError(w.b.call('unstakeopoi', w.executor), -8, /forfeited by request/);
 
     const { height: payoutHeight, outputs } = await payoutOf(w, answer.id);
     const escrow = sats(PAYMENT) + sats(FEE_PER_TOKEN) * MAX_TOKENS + quorum * sats(AUDIT_FEE);
@@ -206,7 +208,7 @@ test('an honest VERIFIABLE answer survives a challenge: the winner is paid and t
     const answer = await answered(w, quorum, [5, 6, 7, 8], ' Paris.');
     await w.net.mine();
     assert.equal((await drawn(w, answer.id)).length, quorum);
-    await rpcError(w.a.call('submitopoichallenge', answer.id, w.challenger, 0.01), -26, /bad-opoi-challenge-bond/);
+    await rpcError(w.a.call('submitopoichallenge', answer.id, w.challenger, 0.01), -8, /bond must be at least 0.5/);
     await w.a.call('submitopoichallenge', answer.id, w.challenger, BOND);
     const challengeHeight = await w.net.mine();
     await w.net.mine();
