@@ -279,9 +279,10 @@ async function run(o: OpoiTestNode, after: (() => Promise<void>)[]): Promise<voi
     await rpcError(o, -5, /challenger_address must be a P2WPKH or P2PKH address|Invalid cs address/, 'submitopoichallenge', b, 'nonsense');
     const challenge = await call('submitopoichallenge', b, requester);
     assert.deepEqual([challenge.bond, challenge.challenger, challenge.draw_height], [0.5, requester, tip() + 2]);
-    const vcB = await call('submitopoiverdictcommit', b, auditor, 'invalid');
     const [challengeBlock] = await o.mine();
     await rpcError(o, -8, /the answer was already challenged in/, 'submitopoichallenge', b, requester);
+    const vcB = await call('submitopoiverdictcommit', b, auditor, 'invalid');
+    await o.mine();
     const auditB = await call('getopoiaudit', b);
     const closeB = Math.max(bPublish.height + 1 + p.auditCommitWindow, challengeBlock.height + 1 + p.auditCommitWindow);
     assert.deepEqual(auditB.challenge, { challenger: requester, bond: 0.5, txid: challenge.txid, height: challengeBlock.height });
