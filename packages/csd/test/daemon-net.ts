@@ -78,3 +78,22 @@ export class Net {
     }
   }
 }
+
+/**
+ * Stops and starts `node`, kills it with SIGKILL and starts it, then starts it with -reindex and
+ * waits until it is back at `tip`; `check` runs after each, named for the step.
+ */
+export async function restartKillReindex(node: Daemon, tip: number, check: (when: string) => Promise<void>): Promise<void> {
+  await node.call('stop');
+  await node.exited();
+  await node.start();
+  await check('after a restart');
+  await node.kill('SIGKILL');
+  await node.start();
+  await check('after kill -9');
+  await node.call('stop');
+  await node.exited();
+  await node.start(['-reindex']);
+  for (let i = 0; i < 300 && (await node.call<number>('getblockcount').catch(() => -1)) < tip; i++) await new Promise((res) => setTimeout(res, 100));
+  await check('after -reindex');
+}

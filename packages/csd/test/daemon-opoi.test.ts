@@ -4,9 +4,9 @@
 import assert from 'node:assert/strict';
 import { createHash, randomUUID } from 'node:crypto';
 import { test } from 'node:test';
-import { Daemon, RpcCallError } from './daemon.ts';
+import { Daemon } from './daemon.ts';
+import { type Json, Net, restartKillReindex, rpcError } from './daemon-net.ts';
 
-type Json = Record<string, unknown>;
 const ARGS = ['-fallbackfee=0.0002', '-rpcratelimit=0'];
 const sats = (coins: number) => Math.round(coins * 1e8);
 /** A coin amount rounded to the base unit, as RPC accepts it. */
@@ -18,70 +18,6 @@ const COMMIT_WINDOW = 4;
 const REVEAL_WINDOW = 4;
 const REQUEST_EXPIRY = 40;
 const MIN_STAKE = 1;
-
-async function rpcError(p: Promise<unknown>, code: number, message?: RegExp): Promise<RpcCallError> {
-  try {
-    await p;
-  } catch (e) {
-    if (!(e instanceof RpcCallError)) throw e;
-    assert.equal(e.code, code, e.message);
-    if (message) assert.match(e.message, message);
-    return e;
-  }
-  throw new Error(`expected RPC error ${code}`);
-}
-
-/** The nodes of one chain, mined by A, with every block and mempool transaction relayed to all. */
-class Net {
-  /** state_digest after each height, as A saw it. */
-  readonly digests = new Map<number, string>();
-  constructor(
-    readonly nodes: Daemon[],
-    readonly payTo: string,
-  ) {}
-
-  get a(): Daemon {
-    return this.nodes[0];
-  }
-
-  async relayMempools(): Promise<void> {
-    for (const from of this.nodes) {
-      for (const txid of await from.call<string[]>('getrawmempool')) {
-        const hex = await from.call<string>('getrawtransaction', txid);
-        for (const to of this.nodes) if (to !== from) await to.call('sendrawtransaction', hex).catch(() => undefined);
-      }
-    }
-  }
-
-  async syncBlocks(): Promise<void> {
-    const tip = await this.a.call<number>('getblockcount');
-    for (const to of this.nodes.slice(1)) {
-      let fork = Math.min(tip, await to.call<number>('getblockcount'));
-      while (fork > 0 && (await this.a.call('getblockhash', fork)) !== (await to.call('getblockhash', fork))) fork--;
-      for (let h = fork + 1; h <= tip; h++) {
-        await to.call('submitblock', await this.a.call('getblock', await this.a.call('getblockhash', h), 0));
-      }
-      assert.equal(await to.call('getbestblockhash'), await this.a.call('getbestblockhash'));
-    }
-  }
-
-  /** Mines `n` blocks carrying everything the mempools hold, recording the OPoI digest after each. */
-  async mine(n = 1): Promise<number> {
-    await this.relayMempools();
-    for (let i = 0; i < n; i++) {
-      await this.a.call('generatetoaddress', 1, this.payTo);
-      const stats = await this.a.call<Json>('getopoistats');
-      this.digests.set(stats.height as number, stats.state_digest as string);
-    }
-    await this.syncBlocks();
-    return this.a.call<number>('getblockcount');
-  }
-
-  async mineTo(height: number): Promise<void> {
-    const now = await this.a.call<number>('getblockcount');
-    if (height > now) await this.mine(height - now);
-  }
-}
 
 /** The sum of the unspent outputs paying `address` in `node`'s wallet, in base units. */
 async function held(node: Daemon, address: string): Promise<number> {
@@ -338,18 +274,7 @@ test('OPoI lifecycle on real nodes: stake, request, competing commits, reveal, r
     }
 
     // ---- restart, kill -9 and -reindex rebuild the same state ----
-    await a.call('stop');
-    await a.exited();
-    await a.start();
-    assert.equal((await a.call<Json>('getopoistats')).state_digest, final);
-    await a.kill('SIGKILL');
-    await a.start();
-    assert.equal((await a.call<Json>('getopoistats')).state_digest, final);
-    await a.call('stop');
-    await a.exited();
-    await a.start(['-reindex']);
-    for (let i = 0; i < 200 && (await a.call<number>('getblockcount').catch(() => -1)) < tip; i++) await new Promise((res) => setTimeout(res, 100));
-    assert.equal((await a.call<Json>('getopoistats')).state_digest, final);
+    await restartKillReindex(a, tip, async (when) => assert.equal((await a.call<Json>('getopoistats')).state_digest, final, when));
     assert.equal((await b.call<Json>('getopoistats')).state_digest, final, 'the other node holds the same state');
   } finally {
     await Promise.all([a, b, c].map((d) => d.kill().catch(() => undefined)));
@@ -450,18 +375,7 @@ test('a request naming an executor shows it, takes no COMMIT from another staker
       assert.equal((await a.call<Json>('getopoistats')).state_digest, digest, when);
       assert.equal((await a.call<Json>('getopoirequest', bound)).executor, executor, when);
     };
-    await a.call('stop');
-    await a.exited();
-    await a.start();
-    await check('after a restart');
-    await a.kill('SIGKILL');
-    await a.start();
-    await check('after kill -9');
-    await a.call('stop');
-    await a.exited();
-    await a.start(['-reindex']);
-    for (let i = 0; i < 200 && (await a.call<number>('getblockcount').catch(() => -1)) < tip; i++) await new Promise((res) => setTimeout(res, 100));
-    await check('after -reindex');
+    await restartKillReindex(a, tip, check);
   } finally {
     await a.cleanup();
   }
@@ -533,18 +447,7 @@ test('model manifests: registered once for a burned fee, read back, served by a 
       assert.deepEqual(await a.call('getmodelmanifest', 'qwen2.5-0.5b'), { ...expected, confirmations: tip - height + 1 }, when);
       assert.deepEqual((await a.call<Json>('getopoistake', staker)).serves, ['qwen2.5-0.5b'], when);
     };
-    await a.call('stop');
-    await a.exited();
-    await a.start();
-    await check('after a restart');
-    await a.kill('SIGKILL');
-    await a.start();
-    await check('after kill -9');
-    await a.call('stop');
-    await a.exited();
-    await a.start(['-reindex']);
-    for (let i = 0; i < 200 && (await a.call<number>('getblockcount').catch(() => -1)) < tip; i++) await new Promise((res) => setTimeout(res, 100));
-    await check('after -reindex');
+    await restartKillReindex(a, tip, check);
 
     // A reorg that takes the registration's block away takes the manifest with it, and back.
     const second = await a.call<Json>('registermodelmanifest', 'phi-3-mini', sha256('phi'), 2_000_000, 0, registrant);

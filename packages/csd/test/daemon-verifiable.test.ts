@@ -9,7 +9,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { test } from 'node:test';
 import { toHex, verifiableResponseHash } from '@cs/consensus';
 import { Daemon } from './daemon.ts';
-import { type Json, Net, rpcError } from './daemon-net.ts';
+import { type Json, Net, restartKillReindex, rpcError } from './daemon-net.ts';
 
 const ARGS = ['-fallbackfee=0.0002', '-rpcratelimit=0'];
 const sats = (coins: number) => Math.round(coins * 1e8);
@@ -149,18 +149,7 @@ async function survives(w: World, heights: number[]): Promise<void> {
     await a.call('reconsiderblock', hash);
     assert.equal((await a.call<Json>('getopoistats')).state_digest, final, `state after reconsidering height ${h}`);
   }
-  await a.call('stop');
-  await a.exited();
-  await a.start();
-  assert.equal((await a.call<Json>('getopoistats')).state_digest, final, 'after a restart');
-  await a.kill('SIGKILL');
-  await a.start();
-  assert.equal((await a.call<Json>('getopoistats')).state_digest, final, 'after kill -9');
-  await a.call('stop');
-  await a.exited();
-  await a.start(['-reindex']);
-  for (let i = 0; i < 300 && (await a.call<number>('getblockcount').catch(() => -1)) < tip; i++) await new Promise((res) => setTimeout(res, 100));
-  await net.assertDigests(final, 'after node 0 reindexed');
+  await restartKillReindex(a, tip, (when) => net.assertDigests(final, when));
 }
 
 test('a false VERIFIABLE answer: the drawn auditors say invalid, the requester is refunded and the collateral forfeited, exact to the base unit', async () => {
