@@ -114,6 +114,29 @@ export class PoolProcess {
   }
 }
 
+/** A block as GET /api/blocks lists it (docs/pool.md, "HTTP API"). */
+export interface ApiBlock {
+  height: number;
+  hash: string;
+  status: string;
+  confirmations: number;
+  reward: number;
+  fee: number;
+  finder: string;
+  worker: string;
+  solo: boolean;
+  time: number;
+  credits: Record<string, number>;
+}
+
+/** The pool's record of a block once it has `status`. */
+export function blockWith(pool: PoolProcess, hash: string, status: string): Promise<ApiBlock> {
+  return eventually(
+    async () => (await pool.api<ApiBlock[]>('/api/blocks')).find((b) => b.hash === hash && b.status === status),
+    `block ${hash} ${status}`,
+  );
+}
+
 /** Polls until `check` returns a value (not undefined), or fails with what it last saw. */
 export async function eventually<T>(check: () => Promise<T | undefined>, what: string, timeoutMs = 60_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;

@@ -200,8 +200,17 @@ export const POOL_OPTIONS = {
   fee: decimal({
     category: 'payout',
     arg: '<percent>',
-    description: 'Pool fee in percent of each block reward.',
+    description: 'Pool fee in percent of each PPLNS or PROP block reward.',
     default: 1,
+    min: 0,
+    max: 100,
+    decimals: 2,
+  }),
+  solofee: decimal({
+    category: 'payout',
+    arg: '<percent>',
+    description: "Fee in percent of a solo block's reward, a second coinbase output to the pool (0: the finder gets the whole reward).",
+    default: 0,
     min: 0,
     max: 100,
     decimals: 2,

@@ -59,13 +59,14 @@ export class Pool {
 
     const db = o.str('db');
     let store: AccountingStore;
-    if (db === 'lmdb') store = new LmdbStore(join(datadir, 'db'));
-    else if (/^postgres(ql)?:\/\//.test(db)) store = await PgStore.open(db);
+    if (db === 'lmdb') store = new LmdbStore(join(datadir, 'db'), net.powLimit);
+    else if (/^postgres(ql)?:\/\//.test(db)) store = await PgStore.open(db, net.powLimit);
     else throw new ConfigError('-db must be lmdb or a postgres:// URL');
 
     const scheme = o.str('scheme');
     if (scheme !== 'pplns' && scheme !== 'prop' && scheme !== 'solo') throw new ConfigError(`-scheme must be pplns, prop or solo (got '${scheme}')`);
     const feeBasisPoints = parsePercent(o.str('fee'), 'fee');
+    const soloFeeBasisPoints = parsePercent(o.str('solofee'), 'solofee');
     const poolAddress = await resolvePoolAddress(o, rpc, store, net);
     const defaultDiff = net.name === 'regtest' ? '0.001' : '0.05';
     const diff = o.str('diff') || defaultDiff;
@@ -78,7 +79,7 @@ export class Pool {
       poolScript: addressToScript(poolAddress, net.address),
       // Random per start: two pools (or two runs) never build the same coinbase.
       coinbaseTag: Buffer.concat([Buffer.from('/cs-pool/'), randomBytes(8)]),
-      feeBasisPoints,
+      soloFeeBasisPoints,
       zmqHashBlock: o.str('zmqhashblock') || null,
       txRefreshMs: o.num('txrefresh', 1) * 1000,
       log,
@@ -158,7 +159,7 @@ export class Pool {
             {
               scheme: scheme as PayoutScheme,
               feeBasisPoints,
-              pplnsFactor: o.num('pplnsfactor', 0.01),
+              pplnsFactor: o.str('pplnsfactor'),
               maturity: o.str('maturity') === '' ? net.coinbaseMaturity : o.num('maturity', 1),
               minPayout: o.values.minpayout,
               payoutIntervalMs: o.num('payoutinterval', 0) * 1000,
@@ -180,6 +181,7 @@ export class Pool {
               chain: net.name,
               scheme,
               fee: feeBasisPoints / 100,
+              soloFee: soloFeeBasisPoints / 100,
               minPayout: Number(o.values.minpayout),
               poolAddress,
               ports: Object.fromEntries(stratum.boundPorts),
@@ -212,7 +214,7 @@ export class Pool {
     const stored = this.store.addShare({
       address: s.address,
       worker: s.worker,
-      work: s.work,
+      weight: s.weight,
       difficulty: s.difficulty,
       solo: s.solo,
       time: Date.now(),
@@ -236,10 +238,11 @@ export class Pool {
       this.rpc,
       this.store,
       this.log,
+      this.net.powLimit,
     )
       .then((r) => {
-        if (r.accepted) this.stats!.blocksFound++;
-        else this.stats!.blocksRejected++;
+        if (r.kind === 'refused') this.stats!.blocksRejected++;
+        else this.stats!.blocksFound++;
         return this.jobs.refresh();
       })
       .catch((e) => this.log.error({ err: (e as Error).message }, 'block submission failed'));

@@ -20,12 +20,12 @@ import {
   targetFromHex,
   targetToDifficulty,
   targetToHex,
-  UINT256_MAX,
   validateShare,
   type Job,
   type StratumId,
   type ValidShare,
 } from '@cs/stratum';
+import { weightOfTarget } from '../accounting/weights.ts';
 import type { PoolStats } from '../api/stats.ts';
 import { crashArmed, crashPoint } from '../node/crash.ts';
 import type { Connection, Login } from './connection.ts';
@@ -48,7 +48,7 @@ export interface MethodsDeps {
   /** The output script of a validated address (a solo finder's coinbase output). */
   readonly addressScript: (address: string) => Uint8Array;
   /** Stores a valid share of `login`; resolves once it is durable. */
-  readonly storeShare: (login: Login, job: Job, share: ValidShare, difficulty: number, work: bigint) => Promise<unknown>;
+  readonly storeShare: (login: Login, job: Job, share: ValidShare, difficulty: number, weight: bigint) => Promise<unknown>;
   /** Bans the connection's address and drops it. */
   readonly ban: (c: Connection, reason: string) => void;
   readonly banCheckThreshold: number;
@@ -188,10 +188,14 @@ export class StratumMethods {
       throw e;
     }
     if (c.worth.target !== share.target) {
-      c.worth = { target: share.target, difficulty: targetToDifficulty(share.target, net.powLimit), work: UINT256_MAX / share.target };
+      c.worth = {
+        target: share.target,
+        difficulty: targetToDifficulty(share.target, net.powLimit),
+        weight: weightOfTarget(share.target, net.powLimit),
+      };
     }
-    const { difficulty, work } = c.worth;
-    const stored = this.deps.storeShare(login, live.job, share, difficulty, work);
+    const { difficulty, weight } = c.worth;
+    const stored = this.deps.storeShare(login, live.job, share, difficulty, weight);
     return stored.then(() => this.accepted(c, id, login, difficulty, now));
   }
 

@@ -68,8 +68,8 @@ export interface AcceptedShare {
   readonly job: Job;
   readonly share: ValidShare;
   readonly difficulty: number;
-  /** Expected hashes the share stands for: 2^256 / its target. */
-  readonly work: bigint;
+  /** What it counts for in payouts: its difficulty in units of 10^-40 (accounting/weights.ts). */
+  readonly weight: bigint;
 }
 
 export interface ServerHooks {
@@ -118,8 +118,8 @@ export class StratumServer {
       stats,
       validateAddress: (address) => hooks.validateAddress(address),
       addressScript: (address) => hooks.addressScript(address),
-      storeShare: (login, job, share, difficulty, work) =>
-        hooks.onShare({ address: login.address, worker: login.worker, solo: login.solo, job, share, difficulty, work }),
+      storeShare: (login, job, share, difficulty, weight) =>
+        hooks.onShare({ address: login.address, worker: login.worker, solo: login.solo, job, share, difficulty, weight }),
       ban: (c, reason) => this.ban(c, reason),
       banCheckThreshold: config.banCheckThreshold,
       banInvalidPercent: config.banInvalidPercent,
