@@ -10,7 +10,7 @@ import { REGTEST, compactToTarget } from '@cs/consensus';
 import pg from 'pg';
 import type { Daemon } from '../../csd/test/daemon.ts';
 import { type ModelCredits, type ModelShare, modelPplns, modelProp } from './payout-model.ts';
-import { type ApiBlock, PoolProcess, blockWith, eventually, externalAddress, startNode } from './pool-harness.ts';
+import { type ApiBlock, PoolProcess, blockWith, eventually, externalAddress, jobOnTip, startNode } from './pool-harness.ts';
 import { type Cluster, startCluster } from './postgres.ts';
 import { StratumClient } from './stratum-client.ts';
 
@@ -62,12 +62,8 @@ for (const scheme of ['pplns', 'prop'] as const) {
         const [y, x, z, w] = [await miner('0.5'), await miner('0.1'), await miner('0.1'), await miner('0.3')];
         const sent: ModelShare[] = [];
         const share = async (m: Miner, block = false): Promise<string> => {
-          const tip = await node.call<string>('getbestblockhash');
           const c = m.client;
-          await c.waitFor(
-            () => c.job !== null && Buffer.from(c.job.headerInput.subarray(4, 36)).reverse().toString('hex') === tip,
-            'the job on the tip',
-          );
+          await jobOnTip(node, c);
           const s = c.solve(REGTEST.equihash, block, `${m.address}.rig`);
           assert.deepEqual(await c.submit(s.params), { result: true, error: null });
           // The target the pool set for this miner is the one the share was accepted at.

@@ -10,7 +10,7 @@ import { type Block, BlockHeader, REGTEST, compactToTarget, fromHex, toHex } fro
 import { assembleBlock, coinbaseTx, mine, withWitnessCommitment } from '../../consensus/test/blocks.ts';
 import type { Daemon } from '../../csd/test/daemon.ts';
 import { type ModelShare, modelPplns } from './payout-model.ts';
-import { PoolProcess, blockWith, eventually, externalAddress, receivedTotal, startNode } from './pool-harness.ts';
+import { PoolProcess, blockWith, eventually, externalAddress, jobOnTip, receivedTotal, startNode } from './pool-harness.ts';
 import { StratumClient } from './stratum-client.ts';
 
 let node: Daemon;
@@ -43,11 +43,7 @@ async function miner(address: string, difficulty: string): Promise<StratumClient
   return c;
 }
 
-async function onTip(c: StratumClient): Promise<string> {
-  const tip = await node.call<string>('getbestblockhash');
-  await c.waitFor(() => c.job !== null && Buffer.from(c.job.headerInput.subarray(4, 36)).reverse().toString('hex') === tip, 'the job on the tip');
-  return tip;
-}
+const onTip = (c: StratumClient) => jobOnTip(node, c);
 
 /** A block of the test's own (its coinbase pays nothing) on `parent`, mined here. */
 async function blockOn(parent: string, height: number): Promise<Block> {

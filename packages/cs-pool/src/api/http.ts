@@ -8,6 +8,7 @@ import type { RpcClient } from '@cs/client';
 import { RouteTable } from '@cs/client/http-routes';
 import type { Logger } from 'pino';
 import type { AccountingStore, Balance, BlockRecord, PaymentRecord } from '../accounting/store.ts';
+import { PagingError, pageOf } from './paging.ts';
 import type { PoolStats, WorkerStats } from './stats.ts';
 
 export interface ApiContext {
@@ -61,7 +62,16 @@ function workerJson(stats: PoolStats, w: WorkerStats, now: number) {
     stale: w.stale,
     lastShare: w.lastShare,
     connected: w.connected,
+    since: w.since,
+    disconnected: w.disconnected,
   };
+}
+
+const BLOCK_STATUSES = ['new', 'side', 'pending', 'confirmed', 'orphaned'] as const;
+const PAYMENT_STATUSES = ['signed', 'broadcast', 'confirmed', 'failed'] as const;
+
+function countBy<T extends { status: string }>(items: readonly T[], statuses: readonly string[]): Record<string, number> {
+  return Object.fromEntries(statuses.map((s) => [s, items.filter((x) => x.status === s).length]));
 }
 
 export class ApiServer {
@@ -99,44 +109,54 @@ export class ApiServer {
   static readonly ROUTES = new RouteTable([
     { method: 'GET', path: '/api/pool/stats', handler: 'stats' },
     { method: 'GET', path: '/api/blocks', handler: 'blocks' },
-    { method: 'GET', path: '/api/workers', handler: 'allWorkers' },
+    { method: 'GET', path: '/api/workers', handler: 'liveWorkers' },
+    { method: 'GET', path: '/api/workers/history', handler: 'workerHistory' },
     { method: 'GET', path: '/api/payments', handler: 'payments' },
     { method: 'GET', path: '/api/user/{address}', handler: 'user' },
     { method: 'GET', path: '/api/user/{address}/workers', handler: 'workers' },
+    { method: 'GET', path: '/api/user/{address}/workers/history', handler: 'userWorkerHistory' },
     { method: 'GET', path: '/metrics', handler: 'metrics' },
   ] as const);
 
   private async route(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const path = new URL(req.url ?? '/', 'http://x').pathname.replace(/\/+$/, '');
+    const url = new URL(req.url ?? '/', 'http://x');
+    const path = url.pathname.replace(/\/+$/, '');
     const match = ApiServer.ROUTES.match(req.method ?? 'GET', path);
     if (match.kind === 'method-not-allowed') return this.send(res, 405, { error: 'only GET' });
     const address = match.kind === 'found' ? match.params.address : undefined;
     if (match.kind === 'not-found' || (address !== undefined && !ADDRESS.test(address))) return this.send(res, 404, { error: 'not found' });
     const now = Date.now();
     const { stats, store } = this.ctx;
-    switch (match.route.handler) {
-      case 'stats':
-        return this.send(res, 200, await this.poolStats(now));
-      case 'blocks':
-        return this.send(res, 200, (await store.blocks()).reverse().map(blockJson));
-      case 'allWorkers':
-        return this.send(
-          res,
-          200,
-          [...stats.workers.values()].map((w) => ({ address: w.address, ...workerJson(stats, w, now) })),
-        );
-      case 'payments':
-        return this.send(res, 200, (await store.payments()).reverse().map(paymentJson));
-      case 'metrics':
-        return this.send(res, 200, await this.metrics(now), 'text/plain; version=0.0.4');
-      case 'workers':
-        return this.send(
-          res,
-          200,
-          stats.ofAddress(address!).map((w) => workerJson(stats, w, now)),
-        );
-      case 'user':
-        return this.send(res, 200, await this.user(address!, now));
+    const withAddress = (ws: WorkerStats[]) => ws.map((w) => ({ address: w.address, ...workerJson(stats, w, now) }));
+    const ofAddress = (connectedOnly: boolean) =>
+      stats
+        .ofAddress(address!)
+        .filter((w) => !connectedOnly || w.connected > 0)
+        .map((w) => workerJson(stats, w, now));
+    try {
+      switch (match.route.handler) {
+        case 'stats':
+          return this.send(res, 200, await this.poolStats(now));
+        case 'blocks':
+          return this.send(res, 200, pageOf((await store.blocks()).reverse(), url.searchParams).map(blockJson));
+        case 'liveWorkers':
+          return this.send(res, 200, withAddress(stats.live()));
+        case 'workerHistory':
+          return this.send(res, 200, withAddress([...stats.workers.values()]));
+        case 'payments':
+          return this.send(res, 200, pageOf((await store.payments()).reverse(), url.searchParams).map(paymentJson));
+        case 'metrics':
+          return this.send(res, 200, await this.metrics(now), 'text/plain; version=0.0.4');
+        case 'workers':
+          return this.send(res, 200, ofAddress(true));
+        case 'userWorkerHistory':
+          return this.send(res, 200, ofAddress(false));
+        case 'user':
+          return this.send(res, 200, await this.user(address!, now));
+      }
+    } catch (e) {
+      if (e instanceof PagingError) return this.send(res, 400, { error: e.message });
+      throw e;
     }
   }
 
@@ -164,7 +184,6 @@ export class ApiServer {
   private async poolStats(now: number) {
     const { stats, store } = this.ctx;
     const blocks = await store.blocks();
-    const count = (s: string) => blocks.filter((b) => b.status === s).length;
     let network: Record<string, unknown> = {};
     try {
       const m = await this.ctx.rpc.call('getmininginfo');
@@ -179,13 +198,8 @@ export class ApiServer {
       hashrate: stats.poolHashrate(now),
       shares: stats.totals,
       lastShare,
-      blocks: {
-        new: count('new'),
-        pending: count('pending'),
-        confirmed: count('confirmed'),
-        orphaned: count('orphaned'),
-        rejected: stats.blocksRejected,
-      },
+      blocks: { ...countBy(blocks, BLOCK_STATUSES), rejected: stats.blocksRejected },
+      payments: countBy(await store.payments(), PAYMENT_STATUSES),
       network,
     };
   }
@@ -205,7 +219,7 @@ export class ApiServer {
       `cs_pool_hashrate ${stats.poolHashrate(now)}`,
       '# HELP cs_pool_blocks Blocks by status.',
       '# TYPE cs_pool_blocks gauge',
-      ...['new', 'pending', 'confirmed', 'orphaned'].map((s) => `cs_pool_blocks{status="${s}"} ${blocks.filter((b) => b.status === s).length}`),
+      ...Object.entries(countBy(blocks, BLOCK_STATUSES)).map(([s, n]) => `cs_pool_blocks{status="${s}"} ${n}`),
       "# HELP cs_pool_hashblock_to_jobs_seconds The last new block: from its first news (csd's ZeroMQ hashblock, or the long poll's answer if that came first) to its job written to every miner.",
       '# TYPE cs_pool_hashblock_to_jobs_seconds gauge',
       `cs_pool_hashblock_to_jobs_seconds ${stats.hashblockToJobsMs / 1000}`,

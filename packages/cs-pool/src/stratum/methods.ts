@@ -113,9 +113,10 @@ export class StratumMethods {
     const first = c.payout === null;
     c.payout = payout;
     if (solo) c.payoutScript = this.deps.addressScript(parsed.address);
-    const stats = this.deps.stats.worker(parsed.address, parsed.worker);
+    const stats = this.deps.stats.worker(parsed.address, parsed.worker, Date.now());
+    // A login authorized again on the same connection is still one connection of that worker.
+    if (!c.logins.has(login)) this.deps.stats.connect(stats);
     c.logins.set(login, { address: parsed.address, worker: parsed.worker, solo, stats });
-    stats.connected++;
     const d = passwordDifficulty(password);
     if (d !== null) {
       try {

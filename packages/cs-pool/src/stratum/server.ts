@@ -204,7 +204,7 @@ export class StratumServer {
     if (n <= 0) this.perIp.delete(c.ip);
     else this.perIp.set(c.ip, n);
     if (c.nonce1 && c.sessionId) this.nonces.release(c.sessionId, Date.now() + this.config.sessionTtlMs);
-    for (const l of c.logins.values()) l.stats.connected--;
+    for (const l of c.logins.values()) this.stats.disconnect(l.stats, Date.now());
   }
 
   private ban(c: Connection, reason: string): void {
