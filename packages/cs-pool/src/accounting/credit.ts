@@ -59,7 +59,7 @@ export async function creditBlock(block: BlockRecord, store: AccountingStore, co
     meta['prop.carry'] = '[]';
     meta['prop.roundStart'] = String(Math.max(start, block.shareSeq));
   }
-  // No share to split over (a pool's first block found by a solo share's neighbour, say): the finder's.
+  // No share to split over (a PROP block credited after a later one closed its round, nothing carried): the finder's.
   if (credits.size === 0) credits = soloCredits(amount, block.finder);
   return { fee, credits, rounds, meta };
 }
