@@ -21,7 +21,7 @@ import { PoolStats } from '../api/stats.ts';
 import { JobManager } from '../stratum/jobs.ts';
 import { StratumServer, type AcceptedShare, type PortConfig } from '../stratum/server.ts';
 import { submitFoundBlock } from './blocks.ts';
-import { ConfigError, parsePercent, type Options } from './config.ts';
+import { ConfigError, parsePercent, whitelistSubnet, type Options } from './config.ts';
 import { loadOrCreateCertificate } from './tls-cert.ts';
 
 /** Statistics window for hashrate estimates. */
@@ -122,7 +122,13 @@ export class Pool {
         },
         maxConnections: o.num('maxconnections', 1),
         maxPerIp: o.num('maxperip', 1),
-        banTimeMs: o.num('bantime') * 1000,
+        bans: {
+          banTimeMs: o.num('bantime') * 1000,
+          windowMs: o.num('banwindow', 1) * 1000,
+          maxAbuse: o.num('banmalformed', 1),
+          maxRefusedLogins: o.num('banlogins', 1),
+          whitelist: o.values.whitelist.map(whitelistSubnet),
+        },
         banInvalidPercent: o.num('baninvalidpercent', 1, 100),
         banCheckThreshold: o.num('bancheckthreshold', 1),
         loginTimeoutMs: o.num('logintimeout', 1) * 1000,

@@ -49,8 +49,10 @@ export interface MethodsDeps {
   readonly addressScript: (address: string) => Uint8Array;
   /** Stores a valid share of `login`; resolves once it is durable. */
   readonly storeShare: (login: Login, job: Job, share: ValidShare, difficulty: number, weight: bigint) => Promise<unknown>;
-  /** Bans the connection's address and drops it. */
-  readonly ban: (c: Connection, reason: string) => void;
+  /** Cuts the connection for abuse (a strike toward its IP's ban). */
+  readonly cut: (c: Connection, reason: string) => void;
+  /** A login was refused with error 24 (a strike toward its IP's ban). */
+  readonly refusedLogin: (c: Connection) => void;
   readonly banCheckThreshold: number;
   readonly banInvalidPercent: number;
   /** How long shares at the previous target are still accepted after a change. */
@@ -104,10 +106,12 @@ export class StratumMethods {
     const solo = parsed.solo || c.port.solo;
     if (!(await this.deps.validateAddress(parsed.address))) {
       c.send(encodeError(id, new StratumError(StratumErrorCode.UNAUTHORIZED, `'${parsed.address}' is not an address of this network`)));
+      this.deps.refusedLogin(c);
       return;
     }
     const payout = solo ? parsed.address : '';
     if (c.payout !== null && c.payout !== payout) {
+      this.deps.refusedLogin(c);
       throw new StratumError(StratumErrorCode.UNAUTHORIZED, 'every worker of a connection must share its payout (pool, or the same solo address)');
     }
     const first = c.payout === null;
@@ -216,7 +220,7 @@ export class StratumMethods {
     c.invalid++;
     const total = c.valid + c.invalid;
     if (total >= this.deps.banCheckThreshold) {
-      if ((c.invalid * 100) / total >= this.deps.banInvalidPercent) this.deps.ban(c, `${c.invalid} of ${total} shares invalid`);
+      if ((c.invalid * 100) / total >= this.deps.banInvalidPercent) this.deps.cut(c, `${c.invalid} of ${total} shares invalid`);
       c.valid = 0;
       c.invalid = 0;
     }
