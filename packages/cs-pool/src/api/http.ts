@@ -8,7 +8,10 @@ import type { RpcClient } from '@cs/client';
 import { RouteTable } from '@cs/client/http-routes';
 import type { Logger } from 'pino';
 import type { AccountingStore, Balance, BlockRecord, PaymentRecord } from '../accounting/store.ts';
+import { MiningcoreApi, type MiningcoreConfig, NotFoundError } from './miningcore.ts';
 import { PagingError, pageOf } from './paging.ts';
+import { PerformanceHistory } from './performance.ts';
+import { Rounds } from './rounds.ts';
 import type { PoolStats, WorkerStats } from './stats.ts';
 
 export interface ApiContext {
@@ -17,6 +20,10 @@ export interface ApiContext {
   readonly rpc: RpcClient;
   readonly info: () => Record<string, unknown>;
   readonly connectedMiners: () => number;
+  /** What miningcore's /api/pools routes show of the configuration. */
+  readonly miningcore: () => MiningcoreConfig;
+  /** How often the performance history is sampled (-statsinterval). */
+  readonly statsIntervalMs: number;
   readonly log: Logger;
 }
 
@@ -77,8 +84,26 @@ function countBy<T extends { status: string }>(items: readonly T[], statuses: re
 export class ApiServer {
   private server: Server | null = null;
   port = 0;
+  private readonly miningcore: MiningcoreApi;
+  private readonly history = new PerformanceHistory();
+  private sampler: NodeJS.Timeout | null = null;
 
-  constructor(private readonly ctx: ApiContext) {}
+  constructor(private readonly ctx: ApiContext) {
+    this.miningcore = new MiningcoreApi({
+      store: ctx.store,
+      stats: ctx.stats,
+      rpc: ctx.rpc,
+      rounds: new Rounds(ctx.store),
+      history: this.history,
+      config: ctx.miningcore,
+    });
+  }
+
+  /** One sample of the pool and its miners into the performance history. */
+  private async sample(): Promise<void> {
+    const now = Date.now();
+    this.history.record(now, await this.miningcore.poolSample(now), this.miningcore.workerSamples(now));
+  }
 
   async listen(port: number, bind: string): Promise<void> {
     const server = createServer((req, res) => {
@@ -93,9 +118,15 @@ export class ApiServer {
     });
     this.port = (server.address() as { port: number }).port;
     this.server = server;
+    await this.sample();
+    this.sampler = setInterval(() => {
+      this.sample().catch((e) => this.ctx.log.warn({ err: (e as Error).message }, 'performance sample failed'));
+    }, this.ctx.statsIntervalMs);
+    this.sampler.unref();
   }
 
   async close(): Promise<void> {
+    if (this.sampler) clearInterval(this.sampler);
     await new Promise((r) => (this.server ? this.server.close(r) : r(undefined)));
   }
 
@@ -116,6 +147,14 @@ export class ApiServer {
     { method: 'GET', path: '/api/user/{address}/workers', handler: 'workers' },
     { method: 'GET', path: '/api/user/{address}/workers/history', handler: 'userWorkerHistory' },
     { method: 'GET', path: '/metrics', handler: 'metrics' },
+    // miningcore's API (miningcore.ts).
+    { method: 'GET', path: '/api/pools', handler: 'mcPools' },
+    { method: 'GET', path: '/api/pools/{id}', handler: 'mcPool' },
+    { method: 'GET', path: '/api/pools/{id}/blocks', handler: 'mcBlocks' },
+    { method: 'GET', path: '/api/pools/{id}/payments', handler: 'mcPayments' },
+    { method: 'GET', path: '/api/pools/{id}/miners', handler: 'mcMiners' },
+    { method: 'GET', path: '/api/pools/{id}/miners/{address}', handler: 'mcMiner' },
+    { method: 'GET', path: '/api/pools/{id}/performance', handler: 'mcPerformance' },
   ] as const);
 
   private async route(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -153,9 +192,12 @@ export class ApiServer {
           return this.send(res, 200, ofAddress(false));
         case 'user':
           return this.send(res, 200, await this.user(address!, now));
+        default:
+          return this.send(res, 200, await this.miningcore.handle(match.route.handler, match.params, url.searchParams, now));
       }
     } catch (e) {
       if (e instanceof PagingError) return this.send(res, 400, { error: e.message });
+      if (e instanceof NotFoundError) return this.send(res, 404, { error: e.message });
       throw e;
     }
   }

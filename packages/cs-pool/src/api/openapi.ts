@@ -1,8 +1,12 @@
 /**
  * The OpenAPI 3.1 description of the pool's monitoring API (docs/pool.md, "HTTP API"), checked
  * in as docs/api/pool.openapi.json (npm run gen:api) and tested against a running cs-pool.
- * Amounts are integers in base units, times milliseconds since the epoch, hashrates Sol/s.
+ * Amounts are integers in base units, times milliseconds since the epoch, hashrates Sol/s, except
+ * on miningcore's routes (openapi-miningcore.ts), which keep miningcore's units.
  */
+import { MININGCORE_PATHS, MININGCORE_SCHEMAS } from './openapi-miningcore.ts';
+import { address, errorResponse, json, paging } from './openapi-parts.ts';
+
 const integer = { type: 'integer' } as const;
 const number = { type: 'number' } as const;
 const string = { type: 'string' } as const;
@@ -12,33 +16,24 @@ const shares = {
   required: ['valid', 'invalid', 'stale'],
   properties: { valid: integer, invalid: integer, stale: integer, duplicate: integer, low: integer },
 } as const;
-const error = { description: 'not found', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } } as const;
-const json = (description: string, schema: object) => ({ description, content: { 'application/json': { schema } } });
-const address = { name: 'address', in: 'path', required: true, schema: { type: 'string', pattern: '^[A-Za-z0-9]{1,100}$' } } as const;
-/** miningcore's paging: without either parameter the whole list comes. */
-const paging = [
-  { name: 'page', in: 'query', required: false, schema: { type: 'integer', minimum: 0 }, description: 'page number from 0 (default 0)' },
-  {
-    name: 'pageSize',
-    in: 'query',
-    required: false,
-    schema: { type: 'integer', minimum: 1, maximum: 1000 },
-    description: 'rows per page (default 15)',
-  },
-] as const;
-const badPaging = {
-  description: 'page or pageSize out of range',
-  content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
-} as const;
+const error = errorResponse('not found');
+/** Without either paging parameter the whole list comes. */
+const badPaging = errorResponse('page or pageSize out of range');
 const workerWithAddress = {
   allOf: [{ $ref: '#/components/schemas/Worker' }, { type: 'object', required: ['address'], properties: { address: string } }],
 } as const;
 
 export const POOL_OPENAPI = {
   openapi: '3.1.0',
-  info: { title: 'cs-pool monitoring API', version: '0.1.0', description: 'Read-only pool, miner and block state (docs/pool.md, "HTTP API").' },
+  info: {
+    title: 'cs-pool monitoring API',
+    version: '0.1.0',
+    description:
+      'Read-only pool, miner and block state (docs/pool.md, "HTTP API"), and miningcore\'s API under /api/pools (docs/pool.md, "miningcore\'s API").',
+  },
   components: {
     schemas: {
+      ...MININGCORE_SCHEMAS,
       Error: { type: 'object', required: ['error'], properties: { error: string } },
       Block: {
         type: 'object',
@@ -220,5 +215,6 @@ export const POOL_OPENAPI = {
     '/metrics': {
       get: { summary: 'Prometheus text format', responses: { 200: { description: 'metrics', content: { 'text/plain': { schema: string } } } } },
     },
+    ...MININGCORE_PATHS,
   },
 } as const;

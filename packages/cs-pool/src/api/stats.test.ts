@@ -11,12 +11,13 @@ test('valid shares of one second share one window entry; the window drops old se
   stats.share(w, 'valid', 4, 6_000);
   stats.share(w, 'stale', 0, 6_001);
   assert.deepEqual(w.recent, [
-    [5_000, 3],
-    [6_000, 4],
+    [5_000, 3, 2],
+    [6_000, 4, 1],
   ]);
   assert.deepEqual([w.valid, w.stale, w.lastShare], [3, 1, 6_000]);
   // Sol/s: summed difficulty x solutions per difficulty over the 10 s window.
   assert.equal(stats.hashrate(w, 14_000), ((3 + 4) * 2) / 10);
+  assert.equal(stats.sharesPerSecond(w, 14_000), 3 / 10, 'valid shares over the same time');
   assert.equal(stats.hashrate(w, 15_500), (4 * 2) / 10);
   assert.equal(stats.poolHashrate(16_500), 0);
 });

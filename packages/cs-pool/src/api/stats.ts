@@ -17,11 +17,11 @@ export interface WorkerStats {
   stale: number;
   lastShare: number;
   /**
-   * [second's start ms, summed difficulty] of the valid shares inside the window, one entry per
-   * second with shares, oldest first: a busy worker's window stays small, and a share allocates
-   * nothing that outlives it.
+   * [second's start ms, summed difficulty, share count] of the valid shares inside the window, one
+   * entry per second with shares, oldest first: a busy worker's window stays small, and a share
+   * allocates nothing that outlives it.
    */
-  readonly recent: [number, number][];
+  readonly recent: [number, number, number][];
   /** Its connections now. */
   connected: number;
   /** When it first logged in (ms): its hashrate is measured from here until a window has passed. */
@@ -83,8 +83,10 @@ export class PoolStats {
       w.lastShare = now;
       const second = now - (now % 1000);
       const last = w.recent.at(-1);
-      if (last?.[0] === second) last[1] += difficulty;
-      else w.recent.push([second, difficulty]);
+      if (last?.[0] === second) {
+        last[1] += difficulty;
+        last[2]++;
+      } else w.recent.push([second, difficulty, 1]);
     } else if (outcome === 'stale') w.stale++;
     else w.invalid++;
     this.prune(w, now);
@@ -94,11 +96,21 @@ export class PoolStats {
     while (w.recent.length > 0 && w.recent[0][0] < now - this.windowMs) w.recent.shift();
   }
 
+  /** The seconds a worker's window covers now: the window, or the time since its first login. */
+  private observedSeconds(w: WorkerStats, now: number): number {
+    return Math.max(MIN_OBSERVED_MS, Math.min(this.windowMs, now - w.since)) / 1000;
+  }
+
   hashrate(w: WorkerStats, now: number): number {
     this.prune(w, now);
     const sum = w.recent.reduce((a, [, d]) => a + d, 0);
-    const observed = Math.max(MIN_OBSERVED_MS, Math.min(this.windowMs, now - w.since));
-    return (sum * this.solutionsPerDifficulty) / (observed / 1000);
+    return (sum * this.solutionsPerDifficulty) / this.observedSeconds(w, now);
+  }
+
+  /** Valid shares per second over the same time as its hashrate. */
+  sharesPerSecond(w: WorkerStats, now: number): number {
+    this.prune(w, now);
+    return w.recent.reduce((a, [, , n]) => a + n, 0) / this.observedSeconds(w, now);
   }
 
   poolHashrate(now: number): number {

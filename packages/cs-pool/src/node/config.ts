@@ -74,6 +74,13 @@ export const POOL_OPTIONS = {
     max: 65535,
   }),
   apibind: text({ category: 'general', arg: '<addr>', description: 'Address of the API.', default: '127.0.0.1' }),
+  statsinterval: decimal({
+    category: 'general',
+    arg: '<seconds>',
+    description: "Seconds between the pool and miner samples behind the API's /performance routes (kept in memory).",
+    default: 60,
+    min: 0.1,
+  }),
 
   chain: choice({
     category: 'chain',

@@ -107,19 +107,20 @@ export class Pool {
     const ports = portList.filter((p) => p.port !== 0);
     const tls = ports.some((p) => p.tls) ? await loadOrCreateCertificate(o.str('tlscert'), o.str('tlskey'), datadir) : null;
     const validAddresses = new Map<string, boolean>();
+    const vardiff = {
+      targetTime: o.num('vardifftarget', 0.1),
+      retargetTime: o.num('vardiffretarget', 0),
+      variancePercent: o.num('vardiffvariance', 0, 100),
+      maxFactor: 4,
+      minDifficulty: o.str('vardiffmin') || String(diffNumber / 1000),
+      maxDifficulty: o.str('vardiffmax') || String(diffNumber * 1e9),
+    };
     const stratum: StratumServer = new StratumServer(
       {
         bind: o.str('bind'),
         ports,
         tls,
-        vardiff: {
-          targetTime: o.num('vardifftarget', 0.1),
-          retargetTime: o.num('vardiffretarget', 0),
-          variancePercent: o.num('vardiffvariance', 0, 100),
-          maxFactor: 4,
-          minDifficulty: o.str('vardiffmin') || String(diffNumber / 1000),
-          maxDifficulty: o.str('vardiffmax') || String(diffNumber * 1e9),
-        },
+        vardiff,
         maxConnections: o.num('maxconnections', 1),
         maxPerIp: o.num('maxperip', 1),
         bans: {
@@ -156,6 +157,7 @@ export class Pool {
       log,
     );
 
+    const maturity = o.str('maturity') === '' ? net.coinbaseMaturity : o.num('maturity', 1);
     const processor =
       o.str('payouts') === '0'
         ? null
@@ -166,7 +168,7 @@ export class Pool {
               scheme: scheme as PayoutScheme,
               feeBasisPoints,
               pplnsFactor: o.str('pplnsfactor'),
-              maturity: o.str('maturity') === '' ? net.coinbaseMaturity : o.num('maturity', 1),
+              maturity,
               minPayout: o.values.minpayout,
               payoutIntervalMs: o.num('payoutinterval', 0) * 1000,
               feeRate: o.str('payoutfeerate') === '' ? null : o.num('payoutfeerate', 1, 1_000_000),
@@ -183,6 +185,41 @@ export class Pool {
             rpc,
             log,
             connectedMiners: () => stratum.connectionCount,
+            statsIntervalMs: o.num('statsinterval', 0.1) * 1000,
+            miningcore: () => ({
+              chain: net.name,
+              poolAddress,
+              scheme,
+              fee: feeBasisPoints / 100,
+              soloFee: soloFeeBasisPoints / 100,
+              pplnsFactor: o.str('pplnsfactor'),
+              minPayout: o.values.minpayout,
+              payouts: processor !== null,
+              maturity,
+              bind: o.str('bind'),
+              ports: ports.map((p) => ({
+                name: p.name,
+                port: stratum.boundPorts.get(p.name) ?? p.port,
+                difficulty: p.difficulty,
+                tls: p.tls,
+                vardiff: p.vardiff
+                  ? {
+                      minDiff: Number(vardiff.minDifficulty),
+                      maxDiff: Number(vardiff.maxDifficulty),
+                      targetTime: vardiff.targetTime,
+                      retargetTime: vardiff.retargetTime,
+                      variancePercent: vardiff.variancePercent,
+                    }
+                  : null,
+              })),
+              banning: {
+                checkThreshold: o.num('bancheckthreshold', 1),
+                invalidPercent: o.num('baninvalidpercent', 1, 100),
+                time: o.num('bantime'),
+              },
+              idleTimeout: o.num('idletimeout', 1),
+              txRefresh: o.num('txrefresh', 1),
+            }),
             info: () => ({
               chain: net.name,
               scheme,
