@@ -4,6 +4,7 @@
 // previous one runs) against one INSERT per share on a pool of 8 connections (what it did before),
 // in alternate rounds of 5,000 shares sent at once.
 //   node --conditions=@cs/source --import tsx bench/pool-pg.ts
+import { REGTEST } from '@cs/consensus';
 import pg from 'pg';
 import { PgStore } from '../packages/cs-pool/src/accounting/pg-store.ts';
 import type { NewShare } from '../packages/cs-pool/src/accounting/store.ts';
@@ -19,21 +20,21 @@ if (typeof cluster === 'string') {
   process.exit(0);
 }
 try {
-  const store = await PgStore.open(cluster.url);
+  const store = await PgStore.open(cluster.url, REGTEST.powLimit);
   const direct = new pg.Pool({ connectionString: cluster.url, max: 8 });
   const share = (i: number): NewShare => ({
     address: 'csrt1qbenchaddress',
     worker: `rig${i % 16}`,
-    work: 2n ** 40n + BigInt(i),
+    weight: 2n ** 40n + BigInt(i),
     difficulty: 1,
     solo: false,
     time: Date.now(),
   });
   const onePerShare = (s: NewShare) =>
-    direct.query('INSERT INTO shares (address, worker, work, difficulty, solo, time) VALUES ($1, $2, $3, $4, $5, $6) RETURNING seq', [
+    direct.query('INSERT INTO shares (address, worker, weight, difficulty, solo, time) VALUES ($1, $2, $3, $4, $5, $6) RETURNING seq', [
       s.address,
       s.worker,
-      s.work.toString(),
+      s.weight.toString(),
       s.difficulty,
       s.solo,
       s.time,

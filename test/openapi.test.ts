@@ -68,7 +68,7 @@ test('csd REST: every documented path answers as documented, every endpoint is d
 
 test('cs-pool API: every documented path answers as documented, every route is documented', async () => {
   assertSameRoutes(poolDoc, ApiServer.ROUTES.routes, 'cs-pool');
-  const calls = await checkDocumented(poolDoc, `http://127.0.0.1:${chain.pool.ports!.api}`, { address: chain.payTo });
+  const calls = await checkDocumented(poolDoc, `http://127.0.0.1:${chain.pool.ports!.api}`, { address: chain.payTo, id: 'cs-regtest' });
   assert.deepEqual(
     calls.filter((c) => c.status !== 200),
     [],

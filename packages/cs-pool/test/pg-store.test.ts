@@ -1,12 +1,15 @@
 // The PostgreSQL store's group commit, on a throwaway cluster: shares sent together from two
 // front-ends get distinct sequence numbers, ascending in each front-end's order, and are stored as
 // sent; no share commits ahead of another front-end's lower seq; a statement that fails rejects
-// only its own shares; close() waits for queued shares.
+// only its own shares; close() waits for queued shares; a database from before share weights is
+// migrated once.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { REGTEST } from '@cs/consensus';
 import pg from 'pg';
 import { PgStore, SHARES_LOCK_KEY } from '../src/accounting/pg-store.ts';
 import type { NewShare, StoredShare } from '../src/accounting/store.ts';
+import { WEIGHT_SCALE } from '../src/accounting/weights.ts';
 import { type Cluster, startCluster } from './postgres.ts';
 
 let cluster: Cluster | string;
@@ -22,7 +25,7 @@ after(() => {
 const share = (front: number, i: number): NewShare => ({
   address: `csrt1front${front}`,
   worker: `rig${i % 7}`,
-  work: 10n ** 20n + BigInt(i),
+  weight: 10n ** 20n + BigInt(i),
   difficulty: 0.5 + i / 1024,
   solo: i % 5 === 0,
   time: 1_700_000_000_000 + i,
@@ -36,7 +39,7 @@ async function stored(store: PgStore): Promise<Map<number, StoredShare>> {
 
 test('shares from two front-ends at once: distinct ascending seqs, every field stored as sent', async (t) => {
   if (typeof cluster === 'string') return t.skip(cluster);
-  const fronts = [await PgStore.open(cluster.url), await PgStore.open(cluster.url)];
+  const fronts = [await PgStore.open(cluster.url, REGTEST.powLimit), await PgStore.open(cluster.url, REGTEST.powLimit)];
   try {
     const PER_FRONT = 1500;
     // Interleaved and all in flight together, as two busy pools would send them.
@@ -66,7 +69,7 @@ test('shares from two front-ends at once: distinct ascending seqs, every field s
 
 test('a failed statement rejects only the shares it carried; close() waits for queued shares', async (t) => {
   if (typeof cluster === 'string') return t.skip(cluster);
-  const store = await PgStore.open(cluster.url);
+  const store = await PgStore.open(cluster.url, REGTEST.powLimit);
   const before = (await stored(store)).size;
   // The first share goes alone into an INSERT; the next three wait for it and go together into
   // the second, which PostgreSQL refuses (text holds no NUL): only those three are rejected.
@@ -83,7 +86,7 @@ test('a failed statement rejects only the shares it carried; close() waits for q
   const last = Array.from({ length: 50 }, (_, i) => store.addShare(share(3, i)));
   await store.close();
   assert.equal((await Promise.all(last)).length, 50);
-  const reopened = await PgStore.open(cluster.url);
+  const reopened = await PgStore.open(cluster.url, REGTEST.powLimit);
   try {
     assert.equal((await stored(reopened)).size, before + 2 + 50);
   } finally {
@@ -93,7 +96,7 @@ test('a failed statement rejects only the shares it carried; close() waits for q
 
 test('a share commits only after every lower seq, whichever front-end drew it', async (t) => {
   if (typeof cluster === 'string') return t.skip(cluster);
-  const store = await PgStore.open(cluster.url);
+  const store = await PgStore.open(cluster.url, REGTEST.powLimit);
   // Another front-end in the middle of appending: it has drawn a seq and not yet committed.
   const other = new pg.Client({ connectionString: cluster.url });
   await other.connect();
@@ -103,7 +106,7 @@ test('a share commits only after every lower seq, whichever front-end drew it', 
     await other.query('BEGIN');
     await other.query('SELECT pg_advisory_xact_lock($1)', [SHARES_LOCK_KEY]);
     const drawn = await other.query<{ seq: string }>(
-      "INSERT INTO shares (address, worker, work, difficulty, solo, time) VALUES ('csrt1other', 'rig', 1, 1, false, 0) RETURNING seq",
+      "INSERT INTO shares (address, worker, weight, difficulty, solo, time) VALUES ('csrt1other', 'rig', 1, 1, false, 0) RETURNING seq",
     );
     const otherSeq = Number(drawn.rows[0].seq);
     // When this front-end's share is acknowledged, the other's lower seq must be visible already.
@@ -121,5 +124,44 @@ test('a share commits only after every lower seq, whichever front-end drew it', 
     await other.end();
     await observer.end();
     await store.close();
+  }
+});
+
+test('a database from before share weights: every share gets its weight from its work, once, and blocks read back', async (t) => {
+  if (typeof cluster === 'string') return t.skip(cluster);
+  const admin = new pg.Client({ connectionString: cluster.url.replace(/\/pool$/, '/postgres') });
+  await admin.connect();
+  await admin.query('CREATE DATABASE legacy');
+  await admin.end();
+  const url = cluster.url.replace(/\/pool$/, '/legacy');
+  const old = new pg.Client({ connectionString: url });
+  await old.connect();
+  // The tables as the pool made them before: work in expected hashes, floor((2^256 - 1) / target).
+  await old.query(`CREATE TABLE shares (seq BIGSERIAL PRIMARY KEY, address TEXT NOT NULL, worker TEXT NOT NULL,
+    work NUMERIC(80, 0) NOT NULL, difficulty DOUBLE PRECISION NOT NULL, solo BOOLEAN NOT NULL, time BIGINT NOT NULL)`);
+  await old.query(
+    "INSERT INTO shares (address, worker, work, difficulty, solo, time) VALUES ('csrt1a', 'rig', 17, 1, false, 1), ('csrt1b', 'rig', 34, 2, true, 2)",
+  );
+  await old.query('CREATE TABLE blocks (hash TEXT PRIMARY KEY, share_seq BIGINT NOT NULL, record JSONB NOT NULL)');
+  await old.query(`INSERT INTO blocks VALUES ('h', 2, '{"hash":"h","shareSeq":2,"networkWork":{"$big":"17"},"credits":{},"rounds":[]}')`);
+  await old.end();
+  for (let run = 0; run < 2; run++) {
+    const store = await PgStore.open(url, REGTEST.powLimit);
+    try {
+      // Regtest: 2^256 / powLimit is 17 hashes per difficulty unit.
+      assert.deepEqual(
+        [...(await stored(store)).values()].slice(0, 2).map((s) => [s.address, s.weight, s.solo]),
+        [
+          ['csrt1a', WEIGHT_SCALE, false],
+          ['csrt1b', 2n * WEIGHT_SCALE, true],
+        ],
+      );
+      const [block] = await store.blocks();
+      assert.equal(block.networkWeight, WEIGHT_SCALE);
+      // New shares go in beside the migrated ones, and the second open finds nothing left to migrate.
+      if (run === 0) assert.equal(await store.addShare(share(5, 1)), 3);
+    } finally {
+      await store.close();
+    }
   }
 });

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { REGTEST, encodeDestination } from '@cs/consensus';
 import { Daemon, freePort } from '../../csd/test/daemon.ts';
+import type { StratumClient } from './stratum-client.ts';
 
 export const POOL_BIN = fileURLToPath(new URL('../bin/cs-pool.js', import.meta.url));
 
@@ -114,6 +115,29 @@ export class PoolProcess {
   }
 }
 
+/** A block as GET /api/blocks lists it (docs/pool.md, "HTTP API"). */
+export interface ApiBlock {
+  height: number;
+  hash: string;
+  status: string;
+  confirmations: number;
+  reward: number;
+  fee: number;
+  finder: string;
+  worker: string;
+  solo: boolean;
+  time: number;
+  credits: Record<string, number>;
+}
+
+/** The pool's record of a block once it has `status`. */
+export function blockWith(pool: PoolProcess, hash: string, status: string): Promise<ApiBlock> {
+  return eventually(
+    async () => (await pool.api<ApiBlock[]>('/api/blocks')).find((b) => b.hash === hash && b.status === status),
+    `block ${hash} ${status}`,
+  );
+}
+
 /** Polls until `check` returns a value (not undefined), or fails with what it last saw. */
 export async function eventually<T>(check: () => Promise<T | undefined>, what: string, timeoutMs = 60_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
@@ -135,4 +159,22 @@ export async function receivedTotal(node: Daemon, address: string): Promise<numb
   const res = await fetch(`http://127.0.0.1:${node.rpcPort}/rest/address/${address}`);
   const r = (await res.json()) as { totalReceived: number };
   return Math.round(r.totalReceived * 1e8);
+}
+
+/** Waits until `c` holds a job on the node's tip (a block just found reaches the pool a moment later); the tip's hash. */
+export async function jobOnTip(node: Daemon, c: StratumClient): Promise<string> {
+  const tip = await node.call<string>('getbestblockhash');
+  await c.waitFor(() => c.job !== null && Buffer.from(c.job.headerInput.subarray(4, 36)).reverse().toString('hex') === tip, 'the job on the tip');
+  return tip;
+}
+
+/** A block found by `c` for `login` on the tip's job, accepted by the pool; its hash, once it is the node's tip. */
+export async function findBlock(node: Daemon, c: StratumClient, login: string): Promise<string> {
+  await jobOnTip(node, c);
+  const s = c.solve(REGTEST.equihash, true, login);
+  const reply = await c.submit(s.params);
+  if (reply.result !== true) throw new Error(`the pool refused a block: ${JSON.stringify(reply.error)}`);
+  const hash = s.hash.toString(16).padStart(64, '0');
+  await eventually(async () => ((await node.call<string>('getbestblockhash')) === hash ? true : undefined), 'the block on the chain');
+  return hash;
 }

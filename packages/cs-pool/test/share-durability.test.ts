@@ -39,7 +39,7 @@ test('every acknowledged share survives a kill -9 right after its acknowledgemen
   const acknowledged = outcomes.filter((o) => o.status === 'fulfilled' && o.value.result === true).length;
   assert.ok(acknowledged > 0, 'shares were acknowledged before the kill');
 
-  const store = new LmdbStore(join(pool.datadir, 'regtest', 'db'));
+  const store = new LmdbStore(join(pool.datadir, 'regtest', 'db'), REGTEST.powLimit);
   try {
     let stored = 0;
     for await (const s of store.sharesDescending(Number.MAX_SAFE_INTEGER)) {

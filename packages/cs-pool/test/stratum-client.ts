@@ -48,11 +48,12 @@ export class StratumClient {
     socket.on('error', () => {});
   }
 
-  static connect(port: number, tls = false): Promise<StratumClient> {
+  /** `from` (plain TCP): the local address to connect from (any of 127.0.0.0/8 reaches a pool on 127.0.0.1). */
+  static connect(port: number, tls = false, from?: string): Promise<StratumClient> {
     return new Promise((resolve, reject) => {
       const socket = tls
         ? tlsConnect({ host: '127.0.0.1', port, rejectUnauthorized: false }, () => resolve(new StratumClient(socket)))
-        : netConnect({ host: '127.0.0.1', port }, () => resolve(new StratumClient(socket)));
+        : netConnect({ host: '127.0.0.1', port, localAddress: from }, () => resolve(new StratumClient(socket)));
       socket.once('error', reject);
     });
   }

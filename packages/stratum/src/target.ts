@@ -11,7 +11,7 @@
 export const UINT256_MAX = (1n << 256n) - 1n;
 
 /** An exact non-negative decimal as numerator / 10^scale. */
-interface Decimal {
+export interface Decimal {
   readonly digits: bigint;
   readonly scale: bigint;
 }
@@ -23,7 +23,7 @@ const DECIMAL_RE = /^(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/;
  * "1e-7", or a JS number, whose shortest decimal form is taken exactly). Anything else is a
  * RangeError naming the bad value.
  */
-function parseDecimal(value: string | number): Decimal {
+export function parseDecimal(value: string | number): Decimal {
   const text = typeof value === 'number' ? String(value) : value.trim();
   const m = DECIMAL_RE.exec(text);
   if (!m) throw new RangeError(`difficulty '${value}' is not a positive decimal number`);

@@ -106,12 +106,14 @@ after(async () => {
 
 const WALLET = 'csrt1qw508d6qejxtdg4y5r3zarvary0c5xw7k6zfa8x';
 
-test('mining.* lines pass byte for byte in both directions, odd spacing, CRLF and junk included', async () => {
+test('mining.* lines pass byte for byte in both directions, odd spacing, CRLF and blank lines included', async () => {
   const { m, pool } = await miner();
   const toPool = [
     '{"id":1,"method":"mining.subscribe","params":["x/1", null, "127.0.0.1", 3333]}\n',
     '{ "method" : "mining.extranonce.subscribe", "id" : 2 , "params":[] }\r\n',
-    'not json at all\n',
+    '  \n',
+    // Well-formed as a line, wrong for the method: the pool answers it (error 20) and keeps the connection.
+    '{"id":3,"method":"mining.submit","params":["only one"]}\n',
     `{"id":"s","method":"mining.submit","params":["${WALLET}.a","1","00","ab","cd"]}\n`,
   ];
   // Split mid-line to show lines are reassembled before anything is decided.
@@ -129,6 +131,32 @@ test('mining.* lines pass byte for byte in both directions, odd spacing, CRLF an
   pool.socket.write(toMiner);
   await until(() => m.received.length >= toMiner.length, 'the pool lines at the miner');
   assert.equal(m.received, toMiner, 'the miner receives exactly the bytes the pool sent');
+});
+
+test('a malformed line is answered by the bridge with error 20 and never reaches the pool; the lines around it do', async () => {
+  const { m, pool } = await miner();
+  const good = (id: number) => `{"id":${id},"method":"mining.submit","params":["${WALLET}.a","1","00","ab","cd"]}\n`;
+  const malformed: [string, unknown][] = [
+    ['not json at all', null],
+    ['[1,2,3]', null],
+    ['{"id":7,"method":"mining.submit","params":{"worker":"x"}}', 7],
+    ['{"id":"q","method":42}', 'q'],
+    ['{"id":{"x":1},"method":"mining.submit","params":[]}', null],
+    [`{"id":9,"method":"mining.submit","params":["${'a'.repeat(11 * 1024)}"]}`, 9],
+  ];
+  const sent = [good(1), ...malformed.flatMap(([line], i) => [`${line}\n`, good(100 + i)])].join('');
+  m.socket.write(sent);
+  const relayed = [good(1), ...malformed.map((_, i) => good(100 + i))].join('');
+  await until(() => m.lines().length >= malformed.length, 'the bridge answering each malformed line');
+  await until(() => pool.received.length >= relayed.length, 'the well-formed lines at the pool');
+  assert.equal(pool.received, relayed, 'exactly the well-formed lines, byte for byte');
+  const answers = m.lines();
+  assert.deepEqual(
+    answers.map((a) => [a.id, (a.error as unknown[])[0], a.result]),
+    malformed.map(([, id]) => [id, 20, null]),
+  );
+  for (const a of answers) assert.match((a.error as string[])[1], /^malformed line: /);
+  assert.ok(!m.closed, 'the miner stays connected');
 });
 
 test('the wallet is learned from mining.authorize only when the pool answers true to that id', async () => {

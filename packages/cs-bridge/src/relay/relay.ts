@@ -1,18 +1,22 @@
 /**
  * The stratum relay: miners connect here, and each miner connection gets its own connection to
- * the upstream pool. Every line that is not `opoi.*` goes on byte for byte (the pool sees the
- * miner's own lines, so shares and payouts are exactly as without the bridge); `opoi.*` from the
- * miner is answered here; `opoi.*` from the pool is dropped. Only lines that can matter to the
- * bridge are parsed (authorize requests and their answers, opoi.*), so a share costs one search
- * for a marker and a write.
+ * the upstream pool. Every well-formed line from the miner that is not `opoi.*` goes on byte for
+ * byte (the pool sees the miner's own lines, so shares and payouts are exactly as without the
+ * bridge); a malformed one (what the pool would cut the connection for: not a JSON object, a bad
+ * id, method or params, longer than the pool's line limit) is answered here with error 20 and not
+ * forwarded, so the pool never holds one against the bridge's address; `opoi.*` from the miner
+ * is answered here; `opoi.*` from the pool is dropped. Every miner line is parsed once; of the
+ * pool's lines only the answers to authorize requests and opoi.* are.
  */
 import { createConnection, createServer, type Server, type Socket } from 'node:net';
 import {
+  MAX_LINE_BYTES,
   OPOI_MAX_LINE_BYTES,
   type OpoiSubscribed,
   type OpoiSubscription,
   StratumError,
   StratumErrorCode,
+  StratumProtocolError,
   decodeMessage,
   encodeError,
   encodeResult,
@@ -42,7 +46,16 @@ export interface OpoiHandler {
 }
 
 const OPOI_MARKER = '"opoi.';
-const AUTHORIZE_MARKER = 'mining.authorize';
+
+/** The id to answer a malformed line with: its own when it has a usable one, else null. */
+function idOf(line: string): StratumId {
+  try {
+    const id = (JSON.parse(line) as { id?: unknown }).id;
+    return typeof id === 'string' || typeof id === 'number' ? id : null;
+  } catch {
+    return null;
+  }
+}
 
 /**
  * Splits a byte stream into complete lines, each kept exactly as sent (with its LF). Either side
@@ -125,20 +138,30 @@ class RelayedMiner implements MinerConnection {
     if (lines === null) return this.close('miner sent an over-long line');
     let out = '';
     for (const line of lines) {
-      const opoi = line.includes(OPOI_MARKER);
-      if (!opoi && !line.includes(AUTHORIZE_MARKER)) {
+      const text = line.trimEnd();
+      // Blank lines: the pool skips them too.
+      if (text.trim() === '') {
         out += line;
         continue;
       }
       let msg: ReturnType<typeof decodeMessage>;
       try {
-        msg = decodeMessage(line.trimEnd());
-      } catch {
-        out += line;
+        // Only opoi.* lines may be longer than the pool's limit: they never reach it.
+        if (text.length > MAX_LINE_BYTES && !text.includes(OPOI_MARKER)) {
+          throw new StratumProtocolError(`line longer than ${MAX_LINE_BYTES} bytes`);
+        }
+        msg = decodeMessage(text);
+      } catch (e) {
+        if (!(e instanceof StratumProtocolError)) throw e;
+        this.malformed(text, e.message);
         continue;
       }
       if (msg.kind === 'request' && msg.method.startsWith('opoi.')) {
         this.handleOpoi(msg.id, msg.method, msg.params);
+        continue;
+      }
+      if (text.length > MAX_LINE_BYTES) {
+        this.malformed(text, `line longer than ${MAX_LINE_BYTES} bytes`);
         continue;
       }
       if (msg.kind === 'request' && msg.method === 'mining.authorize' && typeof msg.params[0] === 'string' && msg.id !== null) {
@@ -147,6 +170,12 @@ class RelayedMiner implements MinerConnection {
       out += line;
     }
     if (out !== '') this.toPool(out);
+  }
+
+  /** A line the pool would cut the connection for: answered here, never forwarded. */
+  private malformed(text: string, reason: string): void {
+    this.log.debug({ conn: this.id, reason }, 'malformed line from the miner answered by the bridge');
+    if (!this.closed) this.miner.write(encodeError(idOf(text), new StratumError(StratumErrorCode.OTHER, `malformed line: ${reason}`)));
   }
 
   private onPoolData(chunk: string): void {

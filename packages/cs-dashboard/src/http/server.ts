@@ -20,7 +20,9 @@ import { HttpMetrics } from './metrics.ts';
 const MAX_BODY = 128 * 1024;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** The pool API's GET routes (docs/pool.md, "HTTP API"). */
-const POOL_PATH = /^(pool\/stats|blocks|payments|workers|user\/[A-Za-z0-9]{1,100}(\/workers)?)$/;
+const POOL_PATH = /^(pool\/stats|blocks|payments|workers(\/history)?|user\/[A-Za-z0-9]{1,100}(\/workers(\/history)?)?)$/;
+/** The pool's lists that page (page, pageSize): only those two parameters are relayed, as given. */
+const POOL_PAGED = new Set(['blocks', 'payments']);
 /** Node REST paths: the endpoint names of docs/rest.md, and nothing that climbs out of /rest/. */
 const REST_PATH =
   /^(chaininfo|block|headers|blockhashbyheight|tx|address|mempool|getutxos|opoi)(\.[a-z]+)?(\/[A-Za-z0-9_-][A-Za-z0-9._-]*)*(\?[A-Za-z0-9_=&.-]*)?$/;
@@ -161,7 +163,7 @@ export class DashboardServer {
     if (path.startsWith('/api/pool/')) {
       const rest = path.slice('/api/pool/'.length);
       if (!POOL_PATH.test(rest)) throw new HttpError(404, `not a pool API path: /api/${rest}`);
-      return get(async () => relayed(await upstreams.pool(rest)));
+      return get(async () => relayed(await upstreams.pool(rest + pagingQuery(rest, url.searchParams))));
     }
     if (path === '/api/bridge/healthz' || path === '/api/bridge/pending') {
       return get(async () => relayed(await upstreams.bridge(path === '/api/bridge/pending' ? '/svc/opoi/pending' : '/healthz')));
@@ -216,4 +218,18 @@ async function readJson(req: IncomingMessage): Promise<unknown> {
   } catch {
     throw new HttpError(400, 'the body is not JSON');
   }
+}
+
+/** `?page=..&pageSize=..` for a paged pool list, each only when given and all digits (the pool checks the range). */
+function pagingQuery(path: string, params: URLSearchParams): string {
+  if (!POOL_PAGED.has(path)) return '';
+  const kept = new URLSearchParams();
+  for (const name of ['page', 'pageSize']) {
+    const v = params.get(name);
+    if (v === null) continue;
+    if (!/^\d{1,16}$/.test(v)) throw new HttpError(400, `${name} must be a whole number`);
+    kept.set(name, v);
+  }
+  const q = kept.toString();
+  return q === '' ? '' : `?${q}`;
 }

@@ -9,7 +9,7 @@ import { dirname, join } from 'node:path';
 import { VARIABLES, readEnvFile } from '@cs/bridge/setup';
 import type { Network } from '../network/network.ts';
 import { ensureModel, minerAddress, writeDashboardConf, writeNodeConf } from '../setup/files.ts';
-import { fundBridgeStake, mineToMaturity, writeBridgeEnv } from '../setup/chain.ts';
+import { BRIDGE_TO_POOL_HOST, fundBridgeStake, mineToMaturity, writeBridgeEnv } from '../setup/chain.ts';
 import type { Progress } from '../supervisor/progress.ts';
 
 export interface Endpoint {
@@ -178,6 +178,9 @@ export const PROGRAMS: readonly Program[] = [
       // Regtest blocks are difficulty 1: at the default 0.001 every solution is a share, hundreds a
       // second from two CPU threads, and checking them starves the pool and the nodes.
       '-diff=0.5',
+      // Every miner reaches the pool through cs-bridge, from the bridge's address: one rig's bad
+      // lines or logins must not ban the others (docs/pool.md, "Protection").
+      `-whitelist=${BRIDGE_TO_POOL_HOST}`,
       '-processinterval=5',
       '-payoutinterval=60',
       // Regtest has no fee history to estimate from.

@@ -43,6 +43,12 @@ export function mineToMaturity(net: Network, progress: Progress): Promise<void> 
   });
 }
 
+/**
+ * The address cs-bridge reaches the pool at, on loopback, and so the address the pool sees every
+ * relayed miner come from: the pool whitelists it (programs.ts).
+ */
+export const BRIDGE_TO_POOL_HOST = '127.0.0.1';
+
 /** The bridge's environment file, rewritten at every start: node 1's cookie changes with each of its starts. */
 export async function writeBridgeEnv(net: Network): Promise<void> {
   const cookie = await readCookie(net.node(1).cookieFile);
@@ -51,7 +57,7 @@ export async function writeBridgeEnv(net: Network): Promise<void> {
   const address = current.OPOI_ADDRESSES || (await withNode1(net, (rpc) => rpc.call('getnewaddress', ['bridge-opoi'])));
   mkdirSync(dirname(net.bridgeEnvFile), { recursive: true, mode: 0o700 });
   writeEnvFile(net.bridgeEnvFile, {
-    UPSTREAM_POOL_ADDR: `127.0.0.1:${net.port('poolStratum')}`,
+    UPSTREAM_POOL_ADDR: `${BRIDGE_TO_POOL_HOST}:${net.port('poolStratum')}`,
     CSD_RPC_URL: net.node(1).rpcUrl,
     CSD_RPC_USER: cookie.user,
     CSD_RPC_PASS: cookie.password,

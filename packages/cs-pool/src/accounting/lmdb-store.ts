@@ -15,7 +15,7 @@ import {
   type PaymentRecord,
   type StoredShare,
 } from './store.ts';
-import { decodeRecord, encodeRecord, shareRecordJson, type Json } from './records.ts';
+import { blockFromRecord, decodeRecord, encodeRecord, shareFromRecord, shareRecordJson, type Json } from './records.ts';
 
 const PAGE = 1000;
 
@@ -34,7 +34,11 @@ export class LmdbStore implements AccountingStore {
   private openBatch: [number, Buffer][] | null = null;
   private batchDurable: Promise<void> = Promise.resolve();
 
-  constructor(path: string) {
+  /** `powLimit` reads records written before share weights (their work in hashes). */
+  constructor(
+    path: string,
+    private readonly powLimit: bigint,
+  ) {
     mkdirSync(path, { recursive: true, mode: 0o700 });
     this.root = open({ path, maxDbs: 8, compression: false });
     this.shares = this.root.openDB({ name: 'shares', encoding: 'json' });
@@ -88,18 +92,19 @@ export class LmdbStore implements AccountingStore {
       for (const { key, value } of this.shares.getRange({ start, reverse: true, limit: PAGE })) {
         n++;
         start = key - 1;
-        yield { ...decodeRecord<NewShare>(value), seq: key };
+        yield { ...shareFromRecord(value, this.powLimit), seq: key };
       }
       if (n < PAGE || start < 1) return;
     }
   }
 
   async *sharesInRange(after: number, upTo: number): AsyncIterable<StoredShare> {
-    for (const { key, value } of this.shares.getRange({ start: after + 1, end: upTo + 1 })) yield { ...decodeRecord<NewShare>(value), seq: key };
+    for (const { key, value } of this.shares.getRange({ start: after + 1, end: upTo + 1 }))
+      yield { ...shareFromRecord(value, this.powLimit), seq: key };
   }
 
   async blocks(): Promise<BlockRecord[]> {
-    return [...this.blockTable.getRange({})].map(({ value }) => decodeRecord<BlockRecord>(value)).sort((a, b) => a.shareSeq - b.shareSeq);
+    return [...this.blockTable.getRange({})].map(({ value }) => blockFromRecord(value, this.powLimit)).sort((a, b) => a.shareSeq - b.shareSeq);
   }
 
   async balance(address: string): Promise<Balance> {

@@ -6,7 +6,7 @@
  * `x = x + delta` under CHECK (x >= 0), in one transaction per step, like the LMDB store.
  */
 import pg from 'pg';
-import { decodeRecord, encodeRecord, type Json } from './records.ts';
+import { blockFromRecord, decodeRecord, encodeRecord, type Json } from './records.ts';
 import {
   ZERO_BALANCE,
   type AccountingStore,
@@ -17,6 +17,7 @@ import {
   type PaymentRecord,
   type StoredShare,
 } from './store.ts';
+import { WEIGHT_SCALE } from './weights.ts';
 
 /** pg_try_advisory_lock's key: "csp" + 1, a constant every cs-pool agrees on. */
 const PAYOUT_LOCK_KEY = 0x63737001;
@@ -31,10 +32,10 @@ const MAX_SHARE_BATCH = 2000;
  * sequence numbers it draws ascend in that order too.
  */
 const INSERT_SHARES = `
-INSERT INTO shares (address, worker, work, difficulty, solo, time)
-SELECT address, worker, work, difficulty, solo, time
+INSERT INTO shares (address, worker, weight, difficulty, solo, time)
+SELECT address, worker, weight, difficulty, solo, time
 FROM unnest($1::text[], $2::text[], $3::numeric[], $4::float8[], $5::bool[], $6::int8[])
-  WITH ORDINALITY AS u(address, worker, work, difficulty, solo, time, n)
+  WITH ORDINALITY AS u(address, worker, weight, difficulty, solo, time, n)
 ORDER BY n
 RETURNING seq`;
 
@@ -49,7 +50,7 @@ CREATE TABLE IF NOT EXISTS shares (
   seq BIGSERIAL PRIMARY KEY,
   address TEXT NOT NULL,
   worker TEXT NOT NULL,
-  work NUMERIC(80, 0) NOT NULL,
+  weight NUMERIC(120, 0) NOT NULL,
   difficulty DOUBLE PRECISION NOT NULL,
   solo BOOLEAN NOT NULL,
   time BIGINT NOT NULL
@@ -65,11 +66,31 @@ CREATE TABLE IF NOT EXISTS payments (id INTEGER PRIMARY KEY, record JSONB NOT NU
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 `;
 
+/**
+ * Tables made before share weights hold `work` (expected hashes) instead: each row gets its weight
+ * from it (weights.ts, weightOfLegacyWork, in exact NUMERIC arithmetic: div is integer division),
+ * then the column goes. Runs once, inside open()'s DDL transaction.
+ */
+async function migrateWorkToWeight(client: pg.PoolClient, powLimit: bigint): Promise<void> {
+  const r = await client.query(
+    "SELECT 1 FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = 'shares' AND column_name = 'work'",
+  );
+  if (r.rows.length === 0) return;
+  await client.query('ALTER TABLE shares ADD COLUMN IF NOT EXISTS weight NUMERIC(120, 0)');
+  await client.query('UPDATE shares SET weight = div(work * $1::numeric + $2::numeric, $3::numeric) WHERE weight IS NULL', [
+    (2n * powLimit * WEIGHT_SCALE).toString(),
+    (1n << 256n).toString(),
+    (1n << 257n).toString(),
+  ]);
+  await client.query('ALTER TABLE shares DROP COLUMN work');
+  await client.query('ALTER TABLE shares ALTER COLUMN weight SET NOT NULL');
+}
+
 interface ShareRow {
   seq: string;
   address: string;
   worker: string;
-  work: string;
+  weight: string;
   difficulty: number;
   solo: boolean;
   time: string;
@@ -80,7 +101,7 @@ function shareFromRow(r: ShareRow): StoredShare {
     seq: Number(r.seq),
     address: r.address,
     worker: r.worker,
-    work: BigInt(r.work),
+    weight: BigInt(r.weight),
     difficulty: r.difficulty,
     solo: r.solo,
     time: Number(r.time),
@@ -101,9 +122,11 @@ export class PgStore implements AccountingStore {
   private constructor(
     private readonly pool: pg.Pool,
     private readonly url: string,
+    private readonly powLimit: bigint,
   ) {}
 
-  static async open(url: string): Promise<PgStore> {
+  /** `powLimit` converts what was stored before share weights (work in hashes). */
+  static async open(url: string, powLimit: bigint): Promise<PgStore> {
     const pool = new pg.Pool({ connectionString: url, max: 8 });
     // Two front-ends starting together both run the DDL: serialize them on a transaction lock.
     const client = await pool.connect();
@@ -111,6 +134,7 @@ export class PgStore implements AccountingStore {
       await client.query('BEGIN');
       await client.query('SELECT pg_advisory_xact_lock($1)', [PAYOUT_LOCK_KEY + 1]);
       await client.query(SCHEMA);
+      await migrateWorkToWeight(client, powLimit);
       await client.query('COMMIT');
     } catch (e) {
       await client.query('ROLLBACK');
@@ -118,7 +142,7 @@ export class PgStore implements AccountingStore {
     } finally {
       client.release();
     }
-    return new PgStore(pool, url);
+    return new PgStore(pool, url, powLimit);
   }
 
   /**
@@ -161,7 +185,7 @@ export class PgStore implements AccountingStore {
       const r = await client.query<{ seq: string }>(INSERT_SHARES, [
         shares.map((s) => s.address),
         shares.map((s) => s.worker),
-        shares.map((s) => s.work.toString()),
+        shares.map((s) => s.weight.toString()),
         shares.map((s) => s.difficulty),
         shares.map((s) => s.solo),
         shares.map((s) => s.time),
@@ -207,7 +231,7 @@ export class PgStore implements AccountingStore {
 
   async blocks(): Promise<BlockRecord[]> {
     const r = await this.pool.query<{ record: Json }>('SELECT record FROM blocks ORDER BY share_seq');
-    return r.rows.map((row) => decodeRecord<BlockRecord>(row.record));
+    return r.rows.map((row) => blockFromRecord(row.record, this.powLimit));
   }
 
   async balance(address: string): Promise<Balance> {

@@ -27,9 +27,9 @@ test('fee in basis points, rounded down', () => {
 
 test('PPLNS: the window counts the newest shares, the crossing share only partly, older ones not at all', () => {
   const shares = [
-    { address: 'new', work: 3n },
-    { address: 'mid', work: 4n },
-    { address: 'old', work: 5n },
+    { address: 'new', weight: 3n },
+    { address: 'mid', weight: 4n },
+    { address: 'old', weight: 5n },
   ];
   // Window 5: 'new' 3 and 2 of 'mid'.
   assert.deepEqual(
@@ -47,9 +47,9 @@ test('PPLNS: the window counts the newest shares, the crossing share only partly
 
 test('PROP sums shares per address; SOLO gives everything to the finder', () => {
   const c = propCredits(900n, [
-    { address: 'a', work: 1n },
-    { address: 'b', work: 1n },
-    { address: 'a', work: 1n },
+    { address: 'a', weight: 1n },
+    { address: 'b', weight: 1n },
+    { address: 'a', weight: 1n },
   ]);
   assert.deepEqual(
     c,

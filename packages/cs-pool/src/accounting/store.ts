@@ -8,8 +8,8 @@
 export interface NewShare {
   readonly address: string;
   readonly worker: string;
-  /** Expected hashes the share stands for: 2^256 / its target (the target it was accepted at). */
-  readonly work: bigint;
+  /** Its difficulty, powLimit / the target it was accepted at, in units of 10^-40 (weights.ts): what it counts for in payouts. */
+  readonly weight: bigint;
   /** powLimit / target, for display. */
   readonly difficulty: number;
   readonly solo: boolean;
@@ -21,7 +21,13 @@ export interface StoredShare extends NewShare {
   readonly seq: number;
 }
 
-export type BlockStatus = 'new' | 'pending' | 'confirmed' | 'orphaned';
+/**
+ * new: found on the active chain, not credited yet; side: not on the active chain (stored on a side
+ * branch when submitted, or reorganized away since), not credited; pending: on the active chain and
+ * credited as immature; confirmed: mature, credits payable; orphaned: not on the active chain when
+ * a block at its height would have been mature: final, never paid.
+ */
+export type BlockStatus = 'new' | 'side' | 'pending' | 'confirmed' | 'orphaned';
 
 export interface BlockRecord {
   readonly hash: string;
@@ -34,10 +40,9 @@ export interface BlockRecord {
   readonly solo: boolean;
   /** The seq of the share that found it: PPLNS windows end here, PROP rounds close here. */
   readonly shareSeq: number;
-  /** Expected hashes of the block target (2^256 / target): PPLNS's window is a multiple of it. */
-  readonly networkWork: bigint;
+  /** The network difficulty at the block (powLimit / block target) in weight units: PPLNS's window is a multiple of it. */
+  readonly networkWeight: bigint;
   readonly time: number;
-  /** new: found, not credited yet; pending: credited as immature; then confirmed or orphaned. */
   readonly status: BlockStatus;
   readonly confirmations: number;
   /** address -> base units credited, once credited. */
@@ -85,7 +90,7 @@ export interface LedgerChange {
 export interface AccountingStore {
   /** Appends a share; returns its sequence number (increasing in commit order). */
   addShare(share: NewShare): Promise<number>;
-  /** Records a block a share found (status 'new'); a hash already recorded is ignored. */
+  /** Records a block a share found (status 'new' or 'side'); a hash already recorded is ignored. */
   addBlock(block: BlockRecord): Promise<void>;
   /** Shares with seq <= `fromSeq`, newest first, lazily in pages. */
   sharesDescending(fromSeq: number): AsyncIterable<StoredShare>;

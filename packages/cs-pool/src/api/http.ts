@@ -8,6 +8,10 @@ import type { RpcClient } from '@cs/client';
 import { RouteTable } from '@cs/client/http-routes';
 import type { Logger } from 'pino';
 import type { AccountingStore, Balance, BlockRecord, PaymentRecord } from '../accounting/store.ts';
+import { MiningcoreApi, type MiningcoreConfig, NotFoundError } from './miningcore.ts';
+import { PagingError, pageOf } from './paging.ts';
+import { PerformanceHistory } from './performance.ts';
+import { Rounds } from './rounds.ts';
 import type { PoolStats, WorkerStats } from './stats.ts';
 
 export interface ApiContext {
@@ -16,6 +20,10 @@ export interface ApiContext {
   readonly rpc: RpcClient;
   readonly info: () => Record<string, unknown>;
   readonly connectedMiners: () => number;
+  /** What miningcore's /api/pools routes show of the configuration. */
+  readonly miningcore: () => MiningcoreConfig;
+  /** How often the performance history is sampled (-statsinterval). */
+  readonly statsIntervalMs: number;
   readonly log: Logger;
 }
 
@@ -61,14 +69,41 @@ function workerJson(stats: PoolStats, w: WorkerStats, now: number) {
     stale: w.stale,
     lastShare: w.lastShare,
     connected: w.connected,
+    since: w.since,
+    disconnected: w.disconnected,
   };
+}
+
+const BLOCK_STATUSES = ['new', 'side', 'pending', 'confirmed', 'orphaned'] as const;
+const PAYMENT_STATUSES = ['signed', 'broadcast', 'confirmed', 'failed'] as const;
+
+function countBy<T extends { status: string }>(items: readonly T[], statuses: readonly string[]): Record<string, number> {
+  return Object.fromEntries(statuses.map((s) => [s, items.filter((x) => x.status === s).length]));
 }
 
 export class ApiServer {
   private server: Server | null = null;
   port = 0;
+  private readonly miningcore: MiningcoreApi;
+  private readonly history = new PerformanceHistory();
+  private sampler: NodeJS.Timeout | null = null;
 
-  constructor(private readonly ctx: ApiContext) {}
+  constructor(private readonly ctx: ApiContext) {
+    this.miningcore = new MiningcoreApi({
+      store: ctx.store,
+      stats: ctx.stats,
+      rpc: ctx.rpc,
+      rounds: new Rounds(ctx.store),
+      history: this.history,
+      config: ctx.miningcore,
+    });
+  }
+
+  /** One sample of the pool and its miners into the performance history. */
+  private async sample(): Promise<void> {
+    const now = Date.now();
+    this.history.record(now, await this.miningcore.poolSample(now), this.miningcore.workerSamples(now));
+  }
 
   async listen(port: number, bind: string): Promise<void> {
     const server = createServer((req, res) => {
@@ -83,9 +118,15 @@ export class ApiServer {
     });
     this.port = (server.address() as { port: number }).port;
     this.server = server;
+    await this.sample();
+    this.sampler = setInterval(() => {
+      this.sample().catch((e) => this.ctx.log.warn({ err: (e as Error).message }, 'performance sample failed'));
+    }, this.ctx.statsIntervalMs);
+    this.sampler.unref();
   }
 
   async close(): Promise<void> {
+    if (this.sampler) clearInterval(this.sampler);
     await new Promise((r) => (this.server ? this.server.close(r) : r(undefined)));
   }
 
@@ -99,44 +140,65 @@ export class ApiServer {
   static readonly ROUTES = new RouteTable([
     { method: 'GET', path: '/api/pool/stats', handler: 'stats' },
     { method: 'GET', path: '/api/blocks', handler: 'blocks' },
-    { method: 'GET', path: '/api/workers', handler: 'allWorkers' },
+    { method: 'GET', path: '/api/workers', handler: 'liveWorkers' },
+    { method: 'GET', path: '/api/workers/history', handler: 'workerHistory' },
     { method: 'GET', path: '/api/payments', handler: 'payments' },
     { method: 'GET', path: '/api/user/{address}', handler: 'user' },
     { method: 'GET', path: '/api/user/{address}/workers', handler: 'workers' },
+    { method: 'GET', path: '/api/user/{address}/workers/history', handler: 'userWorkerHistory' },
     { method: 'GET', path: '/metrics', handler: 'metrics' },
+    // miningcore's API (miningcore.ts).
+    { method: 'GET', path: '/api/pools', handler: 'mcPools' },
+    { method: 'GET', path: '/api/pools/{id}', handler: 'mcPool' },
+    { method: 'GET', path: '/api/pools/{id}/blocks', handler: 'mcBlocks' },
+    { method: 'GET', path: '/api/pools/{id}/payments', handler: 'mcPayments' },
+    { method: 'GET', path: '/api/pools/{id}/miners', handler: 'mcMiners' },
+    { method: 'GET', path: '/api/pools/{id}/miners/{address}', handler: 'mcMiner' },
+    { method: 'GET', path: '/api/pools/{id}/performance', handler: 'mcPerformance' },
   ] as const);
 
   private async route(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const path = new URL(req.url ?? '/', 'http://x').pathname.replace(/\/+$/, '');
+    const url = new URL(req.url ?? '/', 'http://x');
+    const path = url.pathname.replace(/\/+$/, '');
     const match = ApiServer.ROUTES.match(req.method ?? 'GET', path);
     if (match.kind === 'method-not-allowed') return this.send(res, 405, { error: 'only GET' });
     const address = match.kind === 'found' ? match.params.address : undefined;
     if (match.kind === 'not-found' || (address !== undefined && !ADDRESS.test(address))) return this.send(res, 404, { error: 'not found' });
     const now = Date.now();
     const { stats, store } = this.ctx;
-    switch (match.route.handler) {
-      case 'stats':
-        return this.send(res, 200, await this.poolStats(now));
-      case 'blocks':
-        return this.send(res, 200, (await store.blocks()).reverse().map(blockJson));
-      case 'allWorkers':
-        return this.send(
-          res,
-          200,
-          [...stats.workers.values()].map((w) => ({ address: w.address, ...workerJson(stats, w, now) })),
-        );
-      case 'payments':
-        return this.send(res, 200, (await store.payments()).reverse().map(paymentJson));
-      case 'metrics':
-        return this.send(res, 200, await this.metrics(now), 'text/plain; version=0.0.4');
-      case 'workers':
-        return this.send(
-          res,
-          200,
-          stats.ofAddress(address!).map((w) => workerJson(stats, w, now)),
-        );
-      case 'user':
-        return this.send(res, 200, await this.user(address!, now));
+    const withAddress = (ws: WorkerStats[]) => ws.map((w) => ({ address: w.address, ...workerJson(stats, w, now) }));
+    const ofAddress = (connectedOnly: boolean) =>
+      stats
+        .ofAddress(address!)
+        .filter((w) => !connectedOnly || w.connected > 0)
+        .map((w) => workerJson(stats, w, now));
+    try {
+      switch (match.route.handler) {
+        case 'stats':
+          return this.send(res, 200, await this.poolStats(now));
+        case 'blocks':
+          return this.send(res, 200, pageOf((await store.blocks()).reverse(), url.searchParams).map(blockJson));
+        case 'liveWorkers':
+          return this.send(res, 200, withAddress(stats.live()));
+        case 'workerHistory':
+          return this.send(res, 200, withAddress([...stats.workers.values()]));
+        case 'payments':
+          return this.send(res, 200, pageOf((await store.payments()).reverse(), url.searchParams).map(paymentJson));
+        case 'metrics':
+          return this.send(res, 200, await this.metrics(now), 'text/plain; version=0.0.4');
+        case 'workers':
+          return this.send(res, 200, ofAddress(true));
+        case 'userWorkerHistory':
+          return this.send(res, 200, ofAddress(false));
+        case 'user':
+          return this.send(res, 200, await this.user(address!, now));
+        default:
+          return this.send(res, 200, await this.miningcore.handle(match.route.handler, match.params, url.searchParams, now));
+      }
+    } catch (e) {
+      if (e instanceof PagingError) return this.send(res, 400, { error: e.message });
+      if (e instanceof NotFoundError) return this.send(res, 404, { error: e.message });
+      throw e;
     }
   }
 
@@ -164,7 +226,6 @@ export class ApiServer {
   private async poolStats(now: number) {
     const { stats, store } = this.ctx;
     const blocks = await store.blocks();
-    const count = (s: string) => blocks.filter((b) => b.status === s).length;
     let network: Record<string, unknown> = {};
     try {
       const m = await this.ctx.rpc.call('getmininginfo');
@@ -179,13 +240,8 @@ export class ApiServer {
       hashrate: stats.poolHashrate(now),
       shares: stats.totals,
       lastShare,
-      blocks: {
-        new: count('new'),
-        pending: count('pending'),
-        confirmed: count('confirmed'),
-        orphaned: count('orphaned'),
-        rejected: stats.blocksRejected,
-      },
+      blocks: { ...countBy(blocks, BLOCK_STATUSES), rejected: stats.blocksRejected },
+      payments: countBy(await store.payments(), PAYMENT_STATUSES),
       network,
     };
   }
@@ -205,7 +261,7 @@ export class ApiServer {
       `cs_pool_hashrate ${stats.poolHashrate(now)}`,
       '# HELP cs_pool_blocks Blocks by status.',
       '# TYPE cs_pool_blocks gauge',
-      ...['new', 'pending', 'confirmed', 'orphaned'].map((s) => `cs_pool_blocks{status="${s}"} ${blocks.filter((b) => b.status === s).length}`),
+      ...Object.entries(countBy(blocks, BLOCK_STATUSES)).map(([s, n]) => `cs_pool_blocks{status="${s}"} ${n}`),
       "# HELP cs_pool_hashblock_to_jobs_seconds The last new block: from its first news (csd's ZeroMQ hashblock, or the long poll's answer if that came first) to its job written to every miner.",
       '# TYPE cs_pool_hashblock_to_jobs_seconds gauge',
       `cs_pool_hashblock_to_jobs_seconds ${stats.hashblockToJobsMs / 1000}`,

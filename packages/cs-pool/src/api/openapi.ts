@@ -1,8 +1,12 @@
 /**
  * The OpenAPI 3.1 description of the pool's monitoring API (docs/pool.md, "HTTP API"), checked
  * in as docs/api/pool.openapi.json (npm run gen:api) and tested against a running cs-pool.
- * Amounts are integers in base units, times milliseconds since the epoch, hashrates Sol/s.
+ * Amounts are integers in base units, times milliseconds since the epoch, hashrates Sol/s, except
+ * on miningcore's routes (openapi-miningcore.ts), which keep miningcore's units.
  */
+import { MININGCORE_PATHS, MININGCORE_SCHEMAS } from './openapi-miningcore.ts';
+import { address, errorResponse, json, paging } from './openapi-parts.ts';
+
 const integer = { type: 'integer' } as const;
 const number = { type: 'number' } as const;
 const string = { type: 'string' } as const;
@@ -12,15 +16,24 @@ const shares = {
   required: ['valid', 'invalid', 'stale'],
   properties: { valid: integer, invalid: integer, stale: integer, duplicate: integer, low: integer },
 } as const;
-const error = { description: 'not found', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } } as const;
-const json = (description: string, schema: object) => ({ description, content: { 'application/json': { schema } } });
-const address = { name: 'address', in: 'path', required: true, schema: { type: 'string', pattern: '^[A-Za-z0-9]{1,100}$' } } as const;
+const error = errorResponse('not found');
+/** Without either paging parameter the whole list comes. */
+const badPaging = errorResponse('page or pageSize out of range');
+const workerWithAddress = {
+  allOf: [{ $ref: '#/components/schemas/Worker' }, { type: 'object', required: ['address'], properties: { address: string } }],
+} as const;
 
 export const POOL_OPENAPI = {
   openapi: '3.1.0',
-  info: { title: 'cs-pool monitoring API', version: '0.1.0', description: 'Read-only pool, miner and block state (docs/pool.md, "HTTP API").' },
+  info: {
+    title: 'cs-pool monitoring API',
+    version: '0.1.0',
+    description:
+      'Read-only pool, miner and block state (docs/pool.md, "HTTP API"), and miningcore\'s API under /api/pools (docs/pool.md, "miningcore\'s API").',
+  },
   components: {
     schemas: {
+      ...MININGCORE_SCHEMAS,
       Error: { type: 'object', required: ['error'], properties: { error: string } },
       Block: {
         type: 'object',
@@ -28,7 +41,10 @@ export const POOL_OPENAPI = {
         properties: {
           height: integer,
           hash: string,
-          status: { enum: ['new', 'pending', 'confirmed', 'orphaned'] },
+          status: {
+            enum: ['new', 'side', 'pending', 'confirmed', 'orphaned'],
+            description: 'side: not on the active chain now, not credited; orphaned: not on it at maturity, never paid',
+          },
           confirmations: integer,
           reward: { ...integer, description: 'base units' },
           fee: { ...integer, description: 'base units kept by the pool' },
@@ -53,8 +69,18 @@ export const POOL_OPENAPI = {
       },
       Worker: {
         type: 'object',
-        required: ['worker', 'hashrate', 'valid', 'invalid', 'stale', 'lastShare', 'connected'],
-        properties: { worker: string, hashrate: number, valid: integer, invalid: integer, stale: integer, lastShare: integer, connected: integer },
+        required: ['worker', 'hashrate', 'valid', 'invalid', 'stale', 'lastShare', 'connected', 'since', 'disconnected'],
+        properties: {
+          worker: string,
+          hashrate: { ...number, description: 'Sol/s over the last 10 minutes, or since its first login when that is more recent' },
+          valid: integer,
+          invalid: integer,
+          stale: integer,
+          lastShare: integer,
+          connected: { ...integer, description: 'its connections now' },
+          since: { ...integer, description: 'its first login since the pool started' },
+          disconnected: { ...integer, description: 'when its last connection closed; 0 while connected' },
+        },
       },
     },
   },
@@ -65,11 +91,26 @@ export const POOL_OPENAPI = {
         responses: {
           200: json('pool statistics', {
             type: 'object',
-            required: ['chain', 'scheme', 'fee', 'poolAddress', 'ports', 'connectedMiners', 'hashrate', 'shares', 'lastShare', 'blocks', 'network'],
+            required: [
+              'chain',
+              'scheme',
+              'fee',
+              'soloFee',
+              'poolAddress',
+              'ports',
+              'connectedMiners',
+              'hashrate',
+              'shares',
+              'lastShare',
+              'blocks',
+              'payments',
+              'network',
+            ],
             properties: {
               chain: string,
               scheme: { enum: ['pplns', 'prop', 'solo'] },
-              fee: { ...number, description: 'percent' },
+              fee: { ...number, description: 'percent of each PPLNS or PROP block reward' },
+              soloFee: { ...number, description: 'percent of each solo block reward, 0 by default' },
               minPayout: integer,
               poolAddress: string,
               ports: { type: 'object', additionalProperties: integer },
@@ -81,8 +122,13 @@ export const POOL_OPENAPI = {
               lastShare: integer,
               blocks: {
                 type: 'object',
-                required: ['new', 'pending', 'confirmed', 'orphaned', 'rejected'],
-                properties: { new: integer, pending: integer, confirmed: integer, orphaned: integer, rejected: integer },
+                required: ['new', 'side', 'pending', 'confirmed', 'orphaned', 'rejected'],
+                properties: { new: integer, side: integer, pending: integer, confirmed: integer, orphaned: integer, rejected: integer },
+              },
+              payments: {
+                type: 'object',
+                required: ['signed', 'broadcast', 'confirmed', 'failed'],
+                properties: { signed: integer, broadcast: integer, confirmed: integer, failed: integer },
               },
               network: {
                 oneOf: [
@@ -102,26 +148,27 @@ export const POOL_OPENAPI = {
     '/api/blocks': {
       get: {
         summary: 'Blocks found, newest first',
-        responses: { 200: json('blocks', { type: 'array', items: { $ref: '#/components/schemas/Block' } }) },
+        parameters: paging,
+        responses: { 200: json('blocks', { type: 'array', items: { $ref: '#/components/schemas/Block' } }), 400: badPaging },
       },
     },
     '/api/workers': {
       get: {
-        summary: 'Every worker that connected or sent a share since the pool started, of every address',
-        responses: {
-          200: json('workers', {
-            type: 'array',
-            items: {
-              allOf: [{ $ref: '#/components/schemas/Worker' }, { type: 'object', required: ['address'], properties: { address: string } }],
-            },
-          }),
-        },
+        summary: 'The workers connected now, of every address',
+        responses: { 200: json('workers', { type: 'array', items: workerWithAddress }) },
+      },
+    },
+    '/api/workers/history': {
+      get: {
+        summary: 'Every worker that logged in since the pool started, connected or not, of every address',
+        responses: { 200: json('workers', { type: 'array', items: workerWithAddress }) },
       },
     },
     '/api/payments': {
       get: {
         summary: 'Payouts, newest first',
-        responses: { 200: json('payments', { type: 'array', items: { $ref: '#/components/schemas/Payment' } }) },
+        parameters: paging,
+        responses: { 200: json('payments', { type: 'array', items: { $ref: '#/components/schemas/Payment' } }), 400: badPaging },
       },
     },
     '/api/user/{address}': {
@@ -153,7 +200,14 @@ export const POOL_OPENAPI = {
     },
     '/api/user/{address}/workers': {
       get: {
-        summary: "A miner address's workers",
+        summary: "A miner address's workers connected now",
+        parameters: [address],
+        responses: { 200: json('workers', { type: 'array', items: { $ref: '#/components/schemas/Worker' } }), 404: error },
+      },
+    },
+    '/api/user/{address}/workers/history': {
+      get: {
+        summary: 'Every worker of a miner address that logged in since the pool started, connected or not',
         parameters: [address],
         responses: { 200: json('workers', { type: 'array', items: { $ref: '#/components/schemas/Worker' } }), 404: error },
       },
@@ -161,5 +215,6 @@ export const POOL_OPENAPI = {
     '/metrics': {
       get: { summary: 'Prometheus text format', responses: { 200: { description: 'metrics', content: { 'text/plain': { schema: string } } } } },
     },
+    ...MININGCORE_PATHS,
   },
 } as const;

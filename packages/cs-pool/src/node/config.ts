@@ -11,10 +11,12 @@ import {
   amount,
   choice,
   ConfigError as RuntimeConfigError,
+  checkSubnet,
   decimal,
   flag,
   INFO_OPTIONS,
   integer,
+  list,
   LOG_LEVELS,
   NETWORK_NAMES,
   readCommandLine,
@@ -26,6 +28,9 @@ import {
 const checkDifficulty = (value: string): string | null => (/^\d*\.?\d+$/.test(value) && Number(value) > 0 ? null : 'a positive number');
 
 const checkDb = (value: string): string | null => (value === 'lmdb' || /^postgres(ql)?:\/\//.test(value) ? null : 'lmdb or a postgres:// URL');
+
+/** A -whitelist entry's subnet: Core's form is [permissions@]<subnet>, and every permission here is noban. */
+export const whitelistSubnet = (value: string): string => value.slice(value.indexOf('@') + 1);
 
 const port = (description: string, value: number) =>
   integer({ category: 'stratum', arg: '<port>', description: `${description} (0 disables).`, default: value, min: 0, max: 65535 });
@@ -69,6 +74,13 @@ export const POOL_OPTIONS = {
     max: 65535,
   }),
   apibind: text({ category: 'general', arg: '<addr>', description: 'Address of the API.', default: '127.0.0.1' }),
+  statsinterval: decimal({
+    category: 'general',
+    arg: '<seconds>',
+    description: "Seconds between the pool and miner samples behind the API's /performance routes (kept in memory).",
+    default: 60,
+    min: 0.1,
+  }),
 
   chain: choice({
     category: 'chain',
@@ -165,16 +177,44 @@ export const POOL_OPTIONS = {
   }),
   maxconnections: integer({ category: 'stratum', arg: '<n>', description: 'Stratum connections in all.', default: 10_000, min: 1 }),
   maxperip: integer({ category: 'stratum', arg: '<n>', description: 'Stratum connections per IP address.', default: 256, min: 1 }),
-  bantime: decimal({ category: 'stratum', arg: '<seconds>', description: 'Seconds an IP stays banned.', default: 600, min: 0 }),
+  bantime: decimal({ category: 'stratum', arg: '<seconds>', description: 'Seconds an IP stays banned once it is.', default: 600, min: 0 }),
+  banmalformed: integer({
+    category: 'stratum',
+    arg: '<n>',
+    description: 'Ban an IP after this many of its connections were cut for abuse (a malformed line, too many invalid shares) within -banwindow.',
+    default: 5,
+    min: 1,
+  }),
+  banlogins: integer({
+    category: 'stratum',
+    arg: '<n>',
+    description: 'Ban an IP after this many refused logins (error 24) within -banwindow.',
+    default: 20,
+    min: 1,
+  }),
+  banwindow: decimal({
+    category: 'stratum',
+    arg: '<seconds>',
+    description: 'Seconds over which -banmalformed and -banlogins are counted.',
+    default: 600,
+    min: 1,
+  }),
   baninvalidpercent: decimal({
     category: 'stratum',
     arg: '<percent>',
-    description: 'Ban a connection when this share of its last -bancheckthreshold shares is invalid.',
+    description: 'Cut a connection when this share of its last -bancheckthreshold shares is invalid (a strike toward -banmalformed).',
     default: 50,
     min: 1,
     max: 100,
   }),
-  bancheckthreshold: integer({ category: 'stratum', arg: '<n>', description: 'Shares per ban check.', default: 50, min: 1 }),
+  bancheckthreshold: integer({ category: 'stratum', arg: '<n>', description: 'Shares per invalid-share check.', default: 50, min: 1 }),
+  whitelist: list({
+    category: 'stratum',
+    arg: '[noban@]<subnet>',
+    description: 'Connections from this IP or subnet (a trusted proxy, cs-bridge) are never banned nor held to -maxperip; repeatable.',
+    default: [],
+    check: (value) => checkSubnet(whitelistSubnet(value)),
+  }),
   logintimeout: decimal({ category: 'stratum', arg: '<seconds>', description: 'Seconds a new connection has to authorize.', default: 30, min: 1 }),
   idletimeout: decimal({
     category: 'stratum',
@@ -200,8 +240,17 @@ export const POOL_OPTIONS = {
   fee: decimal({
     category: 'payout',
     arg: '<percent>',
-    description: 'Pool fee in percent of each block reward.',
+    description: 'Pool fee in percent of each PPLNS or PROP block reward.',
     default: 1,
+    min: 0,
+    max: 100,
+    decimals: 2,
+  }),
+  solofee: decimal({
+    category: 'payout',
+    arg: '<percent>',
+    description: "Fee in percent of a solo block's reward, a second coinbase output to the pool (0: the finder gets the whole reward).",
+    default: 0,
     min: 0,
     max: 100,
     decimals: 2,

@@ -21,7 +21,7 @@ import { PoolStats } from '../api/stats.ts';
 import { JobManager } from '../stratum/jobs.ts';
 import { StratumServer, type AcceptedShare, type PortConfig } from '../stratum/server.ts';
 import { submitFoundBlock } from './blocks.ts';
-import { ConfigError, parsePercent, type Options } from './config.ts';
+import { ConfigError, parsePercent, whitelistSubnet, type Options } from './config.ts';
 import { loadOrCreateCertificate } from './tls-cert.ts';
 
 /** Statistics window for hashrate estimates. */
@@ -59,13 +59,14 @@ export class Pool {
 
     const db = o.str('db');
     let store: AccountingStore;
-    if (db === 'lmdb') store = new LmdbStore(join(datadir, 'db'));
-    else if (/^postgres(ql)?:\/\//.test(db)) store = await PgStore.open(db);
+    if (db === 'lmdb') store = new LmdbStore(join(datadir, 'db'), net.powLimit);
+    else if (/^postgres(ql)?:\/\//.test(db)) store = await PgStore.open(db, net.powLimit);
     else throw new ConfigError('-db must be lmdb or a postgres:// URL');
 
     const scheme = o.str('scheme');
     if (scheme !== 'pplns' && scheme !== 'prop' && scheme !== 'solo') throw new ConfigError(`-scheme must be pplns, prop or solo (got '${scheme}')`);
     const feeBasisPoints = parsePercent(o.str('fee'), 'fee');
+    const soloFeeBasisPoints = parsePercent(o.str('solofee'), 'solofee');
     const poolAddress = await resolvePoolAddress(o, rpc, store, net);
     const defaultDiff = net.name === 'regtest' ? '0.001' : '0.05';
     const diff = o.str('diff') || defaultDiff;
@@ -78,7 +79,7 @@ export class Pool {
       poolScript: addressToScript(poolAddress, net.address),
       // Random per start: two pools (or two runs) never build the same coinbase.
       coinbaseTag: Buffer.concat([Buffer.from('/cs-pool/'), randomBytes(8)]),
-      feeBasisPoints,
+      soloFeeBasisPoints,
       zmqHashBlock: o.str('zmqhashblock') || null,
       txRefreshMs: o.num('txrefresh', 1) * 1000,
       log,
@@ -106,22 +107,29 @@ export class Pool {
     const ports = portList.filter((p) => p.port !== 0);
     const tls = ports.some((p) => p.tls) ? await loadOrCreateCertificate(o.str('tlscert'), o.str('tlskey'), datadir) : null;
     const validAddresses = new Map<string, boolean>();
+    const vardiff = {
+      targetTime: o.num('vardifftarget', 0.1),
+      retargetTime: o.num('vardiffretarget', 0),
+      variancePercent: o.num('vardiffvariance', 0, 100),
+      maxFactor: 4,
+      minDifficulty: o.str('vardiffmin') || String(diffNumber / 1000),
+      maxDifficulty: o.str('vardiffmax') || String(diffNumber * 1e9),
+    };
     const stratum: StratumServer = new StratumServer(
       {
         bind: o.str('bind'),
         ports,
         tls,
-        vardiff: {
-          targetTime: o.num('vardifftarget', 0.1),
-          retargetTime: o.num('vardiffretarget', 0),
-          variancePercent: o.num('vardiffvariance', 0, 100),
-          maxFactor: 4,
-          minDifficulty: o.str('vardiffmin') || String(diffNumber / 1000),
-          maxDifficulty: o.str('vardiffmax') || String(diffNumber * 1e9),
-        },
+        vardiff,
         maxConnections: o.num('maxconnections', 1),
         maxPerIp: o.num('maxperip', 1),
-        banTimeMs: o.num('bantime') * 1000,
+        bans: {
+          banTimeMs: o.num('bantime') * 1000,
+          windowMs: o.num('banwindow', 1) * 1000,
+          maxAbuse: o.num('banmalformed', 1),
+          maxRefusedLogins: o.num('banlogins', 1),
+          whitelist: o.values.whitelist.map(whitelistSubnet),
+        },
         banInvalidPercent: o.num('baninvalidpercent', 1, 100),
         banCheckThreshold: o.num('bancheckthreshold', 1),
         loginTimeoutMs: o.num('logintimeout', 1) * 1000,
@@ -149,6 +157,7 @@ export class Pool {
       log,
     );
 
+    const maturity = o.str('maturity') === '' ? net.coinbaseMaturity : o.num('maturity', 1);
     const processor =
       o.str('payouts') === '0'
         ? null
@@ -158,8 +167,8 @@ export class Pool {
             {
               scheme: scheme as PayoutScheme,
               feeBasisPoints,
-              pplnsFactor: o.num('pplnsfactor', 0.01),
-              maturity: o.str('maturity') === '' ? net.coinbaseMaturity : o.num('maturity', 1),
+              pplnsFactor: o.str('pplnsfactor'),
+              maturity,
               minPayout: o.values.minpayout,
               payoutIntervalMs: o.num('payoutinterval', 0) * 1000,
               feeRate: o.str('payoutfeerate') === '' ? null : o.num('payoutfeerate', 1, 1_000_000),
@@ -176,10 +185,46 @@ export class Pool {
             rpc,
             log,
             connectedMiners: () => stratum.connectionCount,
+            statsIntervalMs: o.num('statsinterval', 0.1) * 1000,
+            miningcore: () => ({
+              chain: net.name,
+              poolAddress,
+              scheme,
+              fee: feeBasisPoints / 100,
+              soloFee: soloFeeBasisPoints / 100,
+              pplnsFactor: o.str('pplnsfactor'),
+              minPayout: o.values.minpayout,
+              payouts: processor !== null,
+              maturity,
+              bind: o.str('bind'),
+              ports: ports.map((p) => ({
+                name: p.name,
+                port: stratum.boundPorts.get(p.name) ?? p.port,
+                difficulty: p.difficulty,
+                tls: p.tls,
+                vardiff: p.vardiff
+                  ? {
+                      minDiff: Number(vardiff.minDifficulty),
+                      maxDiff: Number(vardiff.maxDifficulty),
+                      targetTime: vardiff.targetTime,
+                      retargetTime: vardiff.retargetTime,
+                      variancePercent: vardiff.variancePercent,
+                    }
+                  : null,
+              })),
+              banning: {
+                checkThreshold: o.num('bancheckthreshold', 1),
+                invalidPercent: o.num('baninvalidpercent', 1, 100),
+                time: o.num('bantime'),
+              },
+              idleTimeout: o.num('idletimeout', 1),
+              txRefresh: o.num('txrefresh', 1),
+            }),
             info: () => ({
               chain: net.name,
               scheme,
               fee: feeBasisPoints / 100,
+              soloFee: soloFeeBasisPoints / 100,
               minPayout: Number(o.values.minpayout),
               poolAddress,
               ports: Object.fromEntries(stratum.boundPorts),
@@ -212,7 +257,7 @@ export class Pool {
     const stored = this.store.addShare({
       address: s.address,
       worker: s.worker,
-      work: s.work,
+      weight: s.weight,
       difficulty: s.difficulty,
       solo: s.solo,
       time: Date.now(),
@@ -236,10 +281,11 @@ export class Pool {
       this.rpc,
       this.store,
       this.log,
+      this.net.powLimit,
     )
       .then((r) => {
-        if (r.accepted) this.stats!.blocksFound++;
-        else this.stats!.blocksRejected++;
+        if (r.kind === 'refused') this.stats!.blocksRejected++;
+        else this.stats!.blocksFound++;
         return this.jobs.refresh();
       })
       .catch((e) => this.log.error({ err: (e as Error).message }, 'block submission failed'));

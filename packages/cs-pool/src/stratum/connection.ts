@@ -47,7 +47,7 @@ export class Connection {
   /** Lines queued in this turn of the event loop; null when nothing is. */
   private out: string | null = null;
   /** What a share at `worth.target` is worth, kept while the target stays (BigInt divisions, once per target). */
-  worth = { target: -1n, difficulty: 0, work: 0n };
+  worth = { target: -1n, difficulty: 0, weight: 0n };
 
   constructor(
     readonly socket: Socket,

@@ -3,7 +3,8 @@
  * long poll answers (the fallback without ZeroMQ, and how new transactions arrive) and every
  * `txRefreshMs` for transactions. A new previous block makes every older job stale (21); a new
  * transaction set only adds a job. Pool jobs pay the pool address; a solo miner's job pays the
- * finder, minus the pool fee as a second output.
+ * finder the whole reward, or, with a solo fee (-solofee), the reward minus that fee, which is a
+ * second output to the pool.
  */
 import { EventEmitter } from 'node:events';
 import type { ChainParams, TxOut } from '@cs/consensus';
@@ -20,7 +21,8 @@ export interface JobManagerOptions {
   readonly net: ChainParams;
   readonly poolScript: Uint8Array;
   readonly coinbaseTag: Uint8Array;
-  readonly feeBasisPoints: number;
+  /** The solo fee in basis points of a solo job's reward (0 by default: SOLO pays the finder everything). */
+  readonly soloFeeBasisPoints: number;
   readonly zmqHashBlock: string | null;
   readonly txRefreshMs: number;
   readonly log: Logger;
@@ -129,7 +131,7 @@ export class JobManager extends EventEmitter<JobEvents> {
     const value = BigInt(t.coinbasevalue);
     let payouts: TxOut[];
     if (solo) {
-      const fee = feeOf(value, this.o.feeBasisPoints);
+      const fee = feeOf(value, this.o.soloFeeBasisPoints);
       payouts = [{ value: value - fee, scriptPubKey: solo.script }];
       if (fee > 0n) payouts.push({ value: fee, scriptPubKey: this.o.poolScript });
     } else {

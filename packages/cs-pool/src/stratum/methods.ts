@@ -20,12 +20,12 @@ import {
   targetFromHex,
   targetToDifficulty,
   targetToHex,
-  UINT256_MAX,
   validateShare,
   type Job,
   type StratumId,
   type ValidShare,
 } from '@cs/stratum';
+import { weightOfTarget } from '../accounting/weights.ts';
 import type { PoolStats } from '../api/stats.ts';
 import { crashArmed, crashPoint } from '../node/crash.ts';
 import type { Connection, Login } from './connection.ts';
@@ -48,9 +48,11 @@ export interface MethodsDeps {
   /** The output script of a validated address (a solo finder's coinbase output). */
   readonly addressScript: (address: string) => Uint8Array;
   /** Stores a valid share of `login`; resolves once it is durable. */
-  readonly storeShare: (login: Login, job: Job, share: ValidShare, difficulty: number, work: bigint) => Promise<unknown>;
-  /** Bans the connection's address and drops it. */
-  readonly ban: (c: Connection, reason: string) => void;
+  readonly storeShare: (login: Login, job: Job, share: ValidShare, difficulty: number, weight: bigint) => Promise<unknown>;
+  /** Cuts the connection for abuse (a strike toward its IP's ban). */
+  readonly cut: (c: Connection, reason: string) => void;
+  /** A login was refused with error 24 (a strike toward its IP's ban). */
+  readonly refusedLogin: (c: Connection) => void;
   readonly banCheckThreshold: number;
   readonly banInvalidPercent: number;
   /** How long shares at the previous target are still accepted after a change. */
@@ -104,18 +106,21 @@ export class StratumMethods {
     const solo = parsed.solo || c.port.solo;
     if (!(await this.deps.validateAddress(parsed.address))) {
       c.send(encodeError(id, new StratumError(StratumErrorCode.UNAUTHORIZED, `'${parsed.address}' is not an address of this network`)));
+      this.deps.refusedLogin(c);
       return;
     }
     const payout = solo ? parsed.address : '';
     if (c.payout !== null && c.payout !== payout) {
+      this.deps.refusedLogin(c);
       throw new StratumError(StratumErrorCode.UNAUTHORIZED, 'every worker of a connection must share its payout (pool, or the same solo address)');
     }
     const first = c.payout === null;
     c.payout = payout;
     if (solo) c.payoutScript = this.deps.addressScript(parsed.address);
-    const stats = this.deps.stats.worker(parsed.address, parsed.worker);
+    const stats = this.deps.stats.worker(parsed.address, parsed.worker, Date.now());
+    // A login authorized again on the same connection is still one connection of that worker.
+    if (!c.logins.has(login)) this.deps.stats.connect(stats);
     c.logins.set(login, { address: parsed.address, worker: parsed.worker, solo, stats });
-    stats.connected++;
     const d = passwordDifficulty(password);
     if (d !== null) {
       try {
@@ -188,10 +193,14 @@ export class StratumMethods {
       throw e;
     }
     if (c.worth.target !== share.target) {
-      c.worth = { target: share.target, difficulty: targetToDifficulty(share.target, net.powLimit), work: UINT256_MAX / share.target };
+      c.worth = {
+        target: share.target,
+        difficulty: targetToDifficulty(share.target, net.powLimit),
+        weight: weightOfTarget(share.target, net.powLimit),
+      };
     }
-    const { difficulty, work } = c.worth;
-    const stored = this.deps.storeShare(login, live.job, share, difficulty, work);
+    const { difficulty, weight } = c.worth;
+    const stored = this.deps.storeShare(login, live.job, share, difficulty, weight);
     return stored.then(() => this.accepted(c, id, login, difficulty, now));
   }
 
@@ -211,7 +220,7 @@ export class StratumMethods {
     c.invalid++;
     const total = c.valid + c.invalid;
     if (total >= this.deps.banCheckThreshold) {
-      if ((c.invalid * 100) / total >= this.deps.banInvalidPercent) this.deps.ban(c, `${c.invalid} of ${total} shares invalid`);
+      if ((c.invalid * 100) / total >= this.deps.banInvalidPercent) this.deps.cut(c, `${c.invalid} of ${total} shares invalid`);
       c.valid = 0;
       c.invalid = 0;
     }

@@ -1,7 +1,7 @@
 /**
  * The ZIP 301 stratum server: TCP and TLS listeners, one Connection per miner (connection.ts),
  * its requests answered in slices (the methods are in methods.ts), job broadcasts, vardiff's idle
- * sweep, bans and connection limits. Shares that pass validation go to the `onShare` callback
+ * sweep, bans (bans.ts) and connection limits. Shares that pass validation go to the `onShare` callback
  * (accounting) before the miner hears `true`.
  */
 import { createServer as createTcpServer, type Server, type Socket } from 'node:net';
@@ -21,6 +21,7 @@ import {
 } from '@cs/stratum';
 import type { Logger } from 'pino';
 import type { PoolStats } from '../api/stats.ts';
+import { type BanConfig, Bans, type Strike } from './bans.ts';
 import { Connection, NO_LINES } from './connection.ts';
 import type { JobManager } from './jobs.ts';
 import { StratumMethods } from './methods.ts';
@@ -45,8 +46,9 @@ export interface ServerConfig {
   readonly tls: { readonly cert: string; readonly key: string } | null;
   readonly vardiff: Omit<VardiffConfig, 'minTarget' | 'maxTarget'> & { readonly minDifficulty: string; readonly maxDifficulty: string };
   readonly maxConnections: number;
+  /** Per IP, except whitelisted ones. */
   readonly maxPerIp: number;
-  readonly banTimeMs: number;
+  readonly bans: BanConfig;
   readonly banInvalidPercent: number;
   readonly banCheckThreshold: number;
   /** A connection must subscribe and authorize within this time. */
@@ -68,8 +70,8 @@ export interface AcceptedShare {
   readonly job: Job;
   readonly share: ValidShare;
   readonly difficulty: number;
-  /** Expected hashes the share stands for: 2^256 / its target. */
-  readonly work: bigint;
+  /** What it counts for in payouts: its difficulty in units of 10^-40 (accounting/weights.ts). */
+  readonly weight: bigint;
 }
 
 export interface ServerHooks {
@@ -91,7 +93,7 @@ export class StratumServer {
   private readonly servers: Server[] = [];
   private readonly connections = new Set<Connection>();
   private readonly perIp = new Map<string, number>();
-  private readonly bans = new Map<string, number>();
+  private readonly bans: Bans;
   private readonly nonces: Nonce1Allocator;
   private readonly methods: StratumMethods;
   private sweepTimer: NodeJS.Timeout | null = null;
@@ -108,6 +110,7 @@ export class StratumServer {
     private readonly log: Logger,
   ) {
     this.nonces = new Nonce1Allocator(config.instance ?? undefined);
+    this.bans = new Bans(config.bans);
     // Harder difficulty is a smaller target.
     this.minTarget = difficultyToTarget(config.vardiff.maxDifficulty, net.powLimit);
     this.maxTarget = difficultyToTarget(config.vardiff.minDifficulty, net.powLimit);
@@ -118,9 +121,10 @@ export class StratumServer {
       stats,
       validateAddress: (address) => hooks.validateAddress(address),
       addressScript: (address) => hooks.addressScript(address),
-      storeShare: (login, job, share, difficulty, work) =>
-        hooks.onShare({ address: login.address, worker: login.worker, solo: login.solo, job, share, difficulty, work }),
-      ban: (c, reason) => this.ban(c, reason),
+      storeShare: (login, job, share, difficulty, weight) =>
+        hooks.onShare({ address: login.address, worker: login.worker, solo: login.solo, job, share, difficulty, weight }),
+      cut: (c, reason) => this.cut(c, reason, 'abuse'),
+      refusedLogin: (c) => this.refusedLogin(c),
       banCheckThreshold: config.banCheckThreshold,
       banInvalidPercent: config.banInvalidPercent,
       targetGraceMs: config.targetGraceMs,
@@ -171,9 +175,9 @@ export class StratumServer {
   private accept(socket: Socket, port: PortConfig): void {
     const ip = socket.remoteAddress ?? '?';
     const now = Date.now();
-    const bannedUntil = this.bans.get(ip);
-    if (bannedUntil !== undefined && bannedUntil > now) return void socket.destroy();
-    if (this.connections.size >= this.config.maxConnections || (this.perIp.get(ip) ?? 0) >= this.config.maxPerIp) {
+    if (this.bans.isBanned(ip, now)) return void socket.destroy();
+    const overIpLimit = (this.perIp.get(ip) ?? 0) >= this.config.maxPerIp && !this.bans.trusted(ip);
+    if (this.connections.size >= this.config.maxConnections || overIpLimit) {
       this.log.warn({ ip }, 'connection limit reached');
       return void socket.destroy();
     }
@@ -204,21 +208,39 @@ export class StratumServer {
     if (n <= 0) this.perIp.delete(c.ip);
     else this.perIp.set(c.ip, n);
     if (c.nonce1 && c.sessionId) this.nonces.release(c.sessionId, Date.now() + this.config.sessionTtlMs);
-    for (const l of c.logins.values()) l.stats.connected--;
+    for (const l of c.logins.values()) this.stats.disconnect(l.stats, Date.now());
   }
 
-  private ban(c: Connection, reason: string): void {
-    this.log.warn({ ip: c.ip, reason }, 'banned');
-    this.bans.set(c.ip, Date.now() + this.config.banTimeMs);
-    c.socket.destroy();
+  /**
+   * Ends one connection for what it did, with an error line saying why, and counts a strike
+   * against its IP: the IP is banned only when the strikes add up (bans.ts), and its other
+   * connections (other rigs behind the same NAT or proxy) stay.
+   */
+  private cut(c: Connection, reason: string, kind: Strike): void {
+    if (c.closed) return;
+    const banned = this.bans.strike(c.ip, kind, Date.now());
+    this.log.warn({ ip: c.ip, reason, banned }, banned ? 'connection cut, IP banned' : 'connection cut');
+    c.end(encodeError(null, new StratumError(StratumErrorCode.OTHER, reason)));
+    // Not waiting for the miner to hang up: what it sends now is not read.
+    setImmediate(() => c.socket.destroy());
+  }
+
+  /** A login answered with error 24: a strike, and the connection cut if that bans its IP. */
+  private refusedLogin(c: Connection): void {
+    if (this.bans.strike(c.ip, 'login', Date.now())) {
+      this.log.warn({ ip: c.ip }, 'too many refused logins, IP banned');
+      c.end('');
+      setImmediate(() => c.socket.destroy());
+    }
   }
 
   private onData(c: Connection, chunk: string): void {
+    if (c.closed) return;
     let lines: string[];
     try {
       lines = c.splitter.push(chunk);
     } catch (e) {
-      return this.ban(c, (e as Error).message);
+      return this.cut(c, (e as Error).message, 'abuse');
     }
     // A paused socket delivers nothing, so the backlog is normally empty here.
     c.backlog = c.next === c.backlog.length ? lines : [...c.backlog.slice(c.next), ...lines];
@@ -249,14 +271,14 @@ export class StratumServer {
     if (c.socket.isPaused()) c.socket.resume();
   }
 
-  /** One line: false when the connection was banned for it. */
+  /** One line: false when the connection was cut for it. */
   private request(c: Connection, line: string): boolean {
     let msg: ReturnType<typeof decodeMessage>;
     try {
       msg = decodeMessage(line);
     } catch (e) {
       if (e instanceof StratumProtocolError) {
-        this.ban(c, e.message);
+        this.cut(c, `malformed line: ${e.message}`, 'abuse');
         return false;
       }
       throw e;
@@ -310,7 +332,7 @@ export class StratumServer {
       const next = c.vardiff?.idleSweep(now / 1000, c.target) ?? null;
       if (next !== null) this.methods.setTarget(c, next);
     }
-    for (const [ip, until] of this.bans) if (until <= now) this.bans.delete(ip);
+    this.bans.sweep(now);
     this.nonces.expire(now);
   }
 }

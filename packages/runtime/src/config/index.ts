@@ -1,4 +1,5 @@
 /** Option tables, the command line and cs.conf, -help and -version: what every program reads as it starts. */
+export * from './allow-list.ts';
 export * from './argv.ts';
 export * from './command-line.ts';
 export * from './common-options.ts';

@@ -1,8 +1,11 @@
 // The pool (docs/pool.md, "HTTP API"): hashrate over time (the dashboard server samples it),
-// miners and workers, shares, blocks found with their maturity, and payments.
+// miners, the workers online and those gone, shares, blocks found with their maturity, and
+// payments, the last two a page at a time (the pool's page and pageSize; at 250 blocks one list
+// was 6,000 px tall).
 import uPlot from 'uplot';
 import { type Ctx, getJson } from '../api.ts';
 import { addressLink, blockLink, coins, facts, h, hashrate, section, table, timeMs, txLink } from '../dom.ts';
+import { PAGE_SIZE } from '../paging.ts';
 
 interface PoolStats {
   chain: string;
@@ -15,6 +18,7 @@ interface PoolStats {
   shares: Record<string, number>;
   lastShare: number;
   blocks: Record<string, number>;
+  payments: Record<string, number>;
   network: { height?: number; difficulty?: number; hashrate?: number };
 }
 
@@ -27,6 +31,7 @@ interface Worker {
   stale: number;
   lastShare: number;
   connected: number;
+  disconnected: number;
 }
 
 interface PoolBlock {
@@ -53,6 +58,26 @@ interface Payment {
 const MATURITY = 100;
 const REFRESH_MS = 10_000;
 
+/** Newer / older buttons around "page i of n"; `go` shows another page. */
+function pager(id: string, page: number, total: number, go: (page: number) => void): HTMLElement {
+  const pages = Math.max(1, Math.ceil(total / PAGE_SIZE));
+  const button = (label: string, cls: string, to: number, off: boolean) => {
+    const b = h('button', { type: 'button', class: cls, ...(off ? { disabled: '' } : {}) }, label);
+    b.onclick = () => go(to);
+    return b;
+  };
+  return h(
+    'div',
+    { class: 'pager', id },
+    button('‹ newer', 'newer', page - 1, page === 0),
+    h('span', {}, ` page ${page + 1} of ${pages} (${total}) `),
+    button('older ›', 'older', page + 1, page + 1 >= pages),
+  );
+}
+
+const sum = (counts: Record<string, number>, except: string[] = []) =>
+  Object.entries(counts).reduce((a, [k, v]) => (except.includes(k) ? a : a + v), 0);
+
 function chart(samples: { time: number; hashrate: number }[], width: number): HTMLElement {
   const box = h('div', { id: 'hashrate-chart' });
   const data: uPlot.AlignedData = [samples.map((s) => s.time / 1000), samples.map((s) => s.hashrate)];
@@ -71,22 +96,32 @@ function chart(samples: { time: number; hashrate: number }[], width: number): HT
 
 function maturity(b: PoolBlock): string {
   if (b.status === 'orphaned') return 'orphaned';
+  if (b.status === 'side') return 'off the active chain';
   if (b.status === 'confirmed') return 'mature';
   return `${Math.min(b.confirmations, MATURITY)}/${MATURITY}`;
 }
 
 export async function poolPage(ctx: Ctx, view: HTMLElement): Promise<void> {
+  let blocksPage = 0;
+  let paymentsPage = 0;
   const draw = async () => {
-    const [stats, workers, blocks, payments, history] = await Promise.all([
+    const paged = (page: number) => `?page=${page}&pageSize=${PAGE_SIZE}`;
+    const [stats, workers, everyWorker, blocks, payments, history] = await Promise.all([
       ctx.pool<PoolStats>('pool/stats'),
       ctx.pool<Worker[]>('workers'),
-      ctx.pool<PoolBlock[]>('blocks'),
-      ctx.pool<Payment[]>('payments'),
+      ctx.pool<Worker[]>('workers/history'),
+      ctx.pool<PoolBlock[]>(`blocks${paged(blocksPage)}`),
+      ctx.pool<Payment[]>(`payments${paged(paymentsPage)}`),
       getJson<{ time: number; hashrate: number }[]>('/api/pool-history'),
     ]);
     const samples = history;
+    const gone = everyWorker.filter((w) => w.connected === 0);
     const miners = new Map<string, Worker[]>();
-    for (const w of workers) miners.set(w.address, [...(miners.get(w.address) ?? []), w]);
+    for (const w of everyWorker) miners.set(w.address, [...(miners.get(w.address) ?? []), w]);
+    const show = (set: (page: number) => void) => (page: number) => {
+      set(page);
+      void draw().catch(() => {});
+    };
     view.replaceChildren(
       section(
         'Pool',
@@ -132,19 +167,28 @@ export async function poolPage(ctx: Ctx, view: HTMLElement): Promise<void> {
         ),
       ),
       section(
-        'Workers',
+        'Workers online',
         table(
-          ['worker', 'address', 'hashrate', 'online', 'valid', 'invalid', 'stale', 'last share'],
-          workers.map((w) => [
+          ['worker', 'address', 'hashrate', 'connections', 'valid', 'invalid', 'stale', 'last share'],
+          workers.map((w) => [w.worker, addressLink(w.address), hashrate(w.hashrate), w.connected, w.valid, w.invalid, w.stale, timeMs(w.lastShare)]),
+          { id: 'pool-workers' },
+        ),
+      ),
+      section(
+        'Workers gone',
+        table(
+          ['worker', 'address', 'hashrate', 'valid', 'invalid', 'stale', 'last share', 'disconnected'],
+          gone.map((w) => [
             w.worker,
             addressLink(w.address),
             hashrate(w.hashrate),
-            w.connected > 0 ? 'yes' : 'no',
             w.valid,
             w.invalid,
             w.stale,
             timeMs(w.lastShare),
+            timeMs(w.disconnected),
           ]),
+          { id: 'pool-workers-gone' },
         ),
       ),
       section(
@@ -162,6 +206,14 @@ export async function poolPage(ctx: Ctx, view: HTMLElement): Promise<void> {
           ]),
           { id: 'pool-blocks' },
         ),
+        pager(
+          'pool-blocks-pager',
+          blocksPage,
+          sum(stats.blocks, ['rejected']),
+          show((p) => {
+            blocksPage = p;
+          }),
+        ),
       ),
       section(
         'Payments',
@@ -174,6 +226,15 @@ export async function poolPage(ctx: Ctx, view: HTMLElement): Promise<void> {
             Object.keys(p.amounts).length,
             coins(Object.values(p.amounts).reduce((a, v) => a + v, 0)),
           ]),
+          { id: 'pool-payments' },
+        ),
+        pager(
+          'pool-payments-pager',
+          paymentsPage,
+          sum(stats.payments),
+          show((p) => {
+            paymentsPage = p;
+          }),
         ),
       ),
     );
