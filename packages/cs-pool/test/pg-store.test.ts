@@ -2,11 +2,14 @@
 // front-ends get distinct sequence numbers, ascending in each front-end's order, and are stored as
 // sent; no share commits ahead of another front-end's lower seq; a statement that fails rejects
 // only its own shares; close() waits for queued shares; a database from before share weights is
-// migrated once.
+// migrated once; a share retried with its hash is stored once; a paused server costs a statement
+// its deadline, not the store.
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { after, before, test } from 'node:test';
 import { REGTEST } from '@cs/consensus';
 import pg from 'pg';
+import { TransientError } from '../src/accounting/pg-session.ts';
 import { PgStore, SHARES_LOCK_KEY } from '../src/accounting/pg-store.ts';
 import type { NewShare, StoredShare } from '../src/accounting/store.ts';
 import { WEIGHT_SCALE } from '../src/accounting/weights.ts';
@@ -163,5 +166,48 @@ test('a database from before share weights: every share gets its weight from its
     } finally {
       await store.close();
     }
+  }
+});
+
+test('a share sent again with its hash, as a batch retried after a lost answer sends it, is stored once and gets its seq back', async (t) => {
+  if (typeof cluster === 'string') return t.skip(cluster);
+  const store = await PgStore.open(cluster.url, REGTEST.powLimit);
+  try {
+    const again = { ...share(7, 0), hash: randomBytes(32) };
+    const first = await store.addShare(again);
+    // In one batch with new shares: the stored one is skipped, the new ones drawn after it.
+    const [repeated, fresh] = await Promise.all([store.addShare(again), store.addShare({ ...share(7, 1), hash: randomBytes(32) })]);
+    assert.equal(repeated, first, 'the seq it was stored with');
+    assert.ok(fresh > first);
+    const rows = [...(await stored(store)).values()].filter((s) => s.address === 'csrt1front7');
+    assert.deepEqual(
+      rows.map((s) => s.seq),
+      [first, fresh],
+      'stored once',
+    );
+  } finally {
+    await store.close();
+  }
+});
+
+test('a paused server: a statement gives up at the deadline instead of waiting, and the store works again once it resumes', async (t) => {
+  if (typeof cluster === 'string') return t.skip(cluster);
+  const db = cluster;
+  const store = await PgStore.open(db.url, REGTEST.powLimit, { timeoutMs: 500 });
+  try {
+    db.pause();
+    try {
+      await assert.rejects(store.balances(), TransientError);
+      await assert.rejects(store.apply({ meta: { stalled: 'yes' } }), TransientError);
+    } finally {
+      db.resume();
+    }
+    // The apply cut off by its deadline is settled first: done or not, never behind the next read.
+    const seen = await store.meta('stalled');
+    assert.ok(seen === null || seen === 'yes');
+    await store.apply({ meta: { stalled: 'no' } });
+    assert.equal(await store.meta('stalled'), 'no');
+  } finally {
+    await store.close();
   }
 });

@@ -15,6 +15,11 @@ export interface NewShare {
   readonly solo: boolean;
   /** Milliseconds since the epoch. */
   readonly time: number;
+  /**
+   * Its header's hash (internal byte order): the share's identity, which PostgreSQL keeps unique
+   * so that a batch retried after a lost answer stores it once. Not stored on LMDB.
+   */
+  readonly hash?: Uint8Array;
 }
 
 export interface StoredShare extends NewShare {

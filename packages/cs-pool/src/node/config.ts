@@ -50,6 +50,14 @@ export const POOL_OPTIONS = {
     default: 'lmdb',
     check: checkDb,
   }),
+  dbtimeout: decimal({
+    category: 'general',
+    arg: '<seconds>',
+    description:
+      'PostgreSQL: the longest one statement (or connecting) may take, on the server (statement_timeout) and in the pool, which then drops the connection and settles what it did.',
+    default: 10,
+    min: 0.1,
+  }),
   instanceid: integer({
     category: 'general',
     arg: '<n>',

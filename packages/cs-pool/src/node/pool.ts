@@ -60,8 +60,13 @@ export class Pool {
     const db = o.str('db');
     let store: AccountingStore;
     if (db === 'lmdb') store = new LmdbStore(join(datadir, 'db'), net.powLimit);
-    else if (/^postgres(ql)?:\/\//.test(db)) store = await PgStore.open(db, net.powLimit);
-    else throw new ConfigError('-db must be lmdb or a postgres:// URL');
+    else if (/^postgres(ql)?:\/\//.test(db)) {
+      store = await PgStore.open(db, net.powLimit, {
+        timeoutMs: o.num('dbtimeout', 0.1) * 1000,
+        onRetry: (shares, e) => log.warn({ shares, err: (e as Error).message }, 'the database did not take the shares; trying again'),
+        onSettled: (backends) => log.warn({ backends }, 'database connections whose answer was lost are settled: their work is final'),
+      });
+    } else throw new ConfigError('-db must be lmdb or a postgres:// URL');
 
     const scheme = o.str('scheme');
     if (scheme !== 'pplns' && scheme !== 'prop' && scheme !== 'solo') throw new ConfigError(`-scheme must be pplns, prop or solo (got '${scheme}')`);
@@ -261,6 +266,7 @@ export class Pool {
       difficulty: s.difficulty,
       solo: s.solo,
       time: Date.now(),
+      hash: s.share.hash,
     });
     if (!s.share.isBlock) return stored;
     // The block goes to the node even when its share could not be stored (the database is
