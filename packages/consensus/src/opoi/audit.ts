@@ -103,10 +103,14 @@ export function applyChallenge(
   events.push({ type: 'challenge', height, requestId: a.requestId, miner: challenger, txid: tx.txidHex });
 }
 
-function auditorEntry(a: AuditRecord, auditor: string): number {
+/** What both verdict steps start with: the auditor's signature, an open audit, and the auditor's entry in it. */
+function drawnAuditor(state: OpoiState, tx: Transaction, spent: readonly TxOut[], v: VerdictCommitPayload | VerdictRevealPayload) {
+  requireSignedBy(tx, spent, v.auditor);
+  const a = openAudit(state, v.requestId, 'bad-opoi-audit-closed');
+  const auditor = actorKey(v.auditor);
   const i = a.auditors.findIndex((x) => x.auditor === auditor);
   if (i < 0) throw bad('bad-opoi-not-auditor', `${auditor} was not drawn to audit request ${a.requestId}`);
-  return i;
+  return { a, auditor, i, x: a.auditors[i] };
 }
 
 function withAuditor(a: AuditRecord, i: number, x: AuditorRecord): AuditRecord {
@@ -121,12 +125,8 @@ export function applyVerdictCommit(
   height: number,
   events: OpoiEvent[],
 ): void {
-  requireSignedBy(tx, spent, v.auditor);
-  const a = openAudit(state, v.requestId, 'bad-opoi-audit-closed');
-  const auditor = actorKey(v.auditor);
+  const { a, auditor, i, x } = drawnAuditor(state, tx, spent, v);
   // Being drawn already means the block after the draw or later: only the end of the window is checked.
-  const i = auditorEntry(a, auditor);
-  const x = a.auditors[i];
   if (height > a.commitClose) throw bad('bad-opoi-verdict-window', `verdict commits closed at height ${a.commitClose}`);
   if (x.commitment !== null) throw bad('bad-opoi-verdict-duplicate', `${auditor} already committed a verdict`);
   state.putAudit(withAuditor(a, i, { ...x, commitment: toHex(v.commitment), commitTxid: tx.txidHex }));
@@ -141,11 +141,7 @@ export function applyVerdictReveal(
   height: number,
   events: OpoiEvent[],
 ): void {
-  requireSignedBy(tx, spent, v.auditor);
-  const a = openAudit(state, v.requestId, 'bad-opoi-audit-closed');
-  const auditor = actorKey(v.auditor);
-  const i = auditorEntry(a, auditor);
-  const x = a.auditors[i];
+  const { a, auditor, i, x } = drawnAuditor(state, tx, spent, v);
   if (height <= a.commitClose) throw bad('bad-opoi-verdict-early', `verdict reveals open after height ${a.commitClose}`);
   if (x.commitment === null) throw bad('bad-opoi-verdict-no-commit', `${auditor} committed no verdict`);
   if (x.verdict !== VERDICT_NONE) throw bad('bad-opoi-verdict-duplicate', `${auditor} already revealed its verdict`);

@@ -30,7 +30,10 @@ export interface OpoiState {
   commitsOf(requestId: string): CommitRecord[];
   putCommit(c: CommitRecord): void;
   stake(miner: string): StakeRecord | undefined;
-  /** Stores a stake; the state indexes its collateral outpoint (collateralOwner) and its served manifests (servers). */
+  /**
+   * Stores a stake; the state indexes its collateral outpoint (collateralOwner) and its served
+   * manifests (servers). An update of a stored stake keeps both (only STAKE sets them).
+   */
   putStake(s: StakeRecord): void;
   deleteStake(miner: string): void;
   /** The miner whose stake holds this outpoint as collateral (called for every input: keep it cheap). */

@@ -437,7 +437,11 @@ export class BlockOverlay implements OpoiState {
   }
 
   putStake(s: StakeRecord): void {
+    // A stake's collateral and served manifests are fixed by its STAKE: indexed when it is made,
+    // not again at every renew, unstake or audit lock.
+    const made = this.stake(s.miner) === undefined;
     this.set(STAKE, s.miner, s);
+    if (!made) return;
     this.set(COLLATERAL, stakeCollateralKey(s).toString('hex'), hexKey(s.miner));
     for (const id of s.serves) this.set(SERVER, serverPrefixHex(id) + s.miner, EMPTY);
   }
