@@ -168,7 +168,10 @@ export class OpoiMiner {
     const client = await StratumClient.connect(port);
     const m = new OpoiMiner(client, login);
     if (announce) {
-      const r = await client.request('opoi.subscribe', opoiSubscribeParams({ models, maxTokens: null, maxPromptBytes: null, concurrency: 1 }));
+      const r = await client.request(
+        'opoi.subscribe',
+        opoiSubscribeParams({ models, maxTokens: null, maxPromptBytes: null, concurrency: 1, files: [], audits: false }),
+      );
       if (r.error) throw new Error(`opoi.subscribe refused: ${JSON.stringify(r.error)}`);
     }
     await client.subscribe();

@@ -154,6 +154,7 @@ export class TestStratumServer {
       maxTokens: a.maxTokens,
       taskType: 'OPEN',
       taskClass: null,
+      manifest: null,
     });
     // The reference system's framing: JSON-RPC 2.0 with id null.
     this.opoiSocket.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'opoi.assign', params, id: null })}\n`);

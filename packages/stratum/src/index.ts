@@ -10,3 +10,5 @@ export * from './share.ts';
 export * from './target.ts';
 export * from './miner.ts';
 export * from './opoi.ts';
+export * from './opoi-manifest.ts';
+export * from './opoi-audit.ts';

@@ -21,9 +21,16 @@ const ID = '0b1c2d3e-4f50-4172-8394-a5b6c7d8e9f0';
 
 // What each side builds, the other reads back unchanged: the wire round trip is the contract.
 test('every OPoI message reads back what was built', () => {
-  const sub = { models: ['tiny', 'llama3'], maxTokens: 512, maxPromptBytes: 4096, concurrency: 2 };
+  const sub = {
+    models: ['tiny', 'llama3'],
+    maxTokens: 512,
+    maxPromptBytes: 4096,
+    concurrency: 2,
+    files: [{ sha256: 'ab'.repeat(32), size: 123 }],
+    audits: true,
+  };
   assert.deepEqual(parseOpoiSubscribe(JSON.parse(JSON.stringify(opoiSubscribeParams(sub)))), sub);
-  const assignment = { requestId: ID, model: 'tiny', prompt: Buffer.from('Hi?'), maxTokens: 8, taskType: 'OPEN', taskClass: null };
+  const assignment = { requestId: ID, model: 'tiny', prompt: Buffer.from('Hi?'), maxTokens: 8, taskType: 'OPEN', taskClass: null, manifest: null };
   const read = parseOpoiAssign(JSON.parse(JSON.stringify(opoiAssignParams(assignment))));
   assert.deepEqual({ ...read, prompt: Buffer.from(read.prompt) }, assignment);
   const result = parseOpoiSubmitResult(JSON.parse(JSON.stringify(opoiSubmitResultParams(ID, Buffer.from('Hello'), 2))));
@@ -35,7 +42,14 @@ test('every OPoI message reads back what was built', () => {
 });
 
 test('opoi.subscribe defaults: no limits, one assignment at a time', () => {
-  assert.deepEqual(parseOpoiSubscribe([{ models: ['tiny'] }]), { models: ['tiny'], maxTokens: null, maxPromptBytes: null, concurrency: 1 });
+  assert.deepEqual(parseOpoiSubscribe([{ models: ['tiny'] }]), {
+    models: ['tiny'],
+    maxTokens: null,
+    maxPromptBytes: null,
+    concurrency: 1,
+    files: [],
+    audits: false,
+  });
   for (const bad of [[], [{ models: [] }], [{ models: [''] }], [{ models: ['a'], concurrency: 0 }], [{ models: ['a'], max_tokens: 1.5 }]]) {
     assert.throws(
       () => parseOpoiSubscribe(bad),
@@ -64,7 +78,7 @@ test('a result whose hash is not the SHA-256 of its bytes is refused', () => {
 });
 
 test('an assignment fits the announcement only within its models and limits', () => {
-  const sub = { models: ['tiny'], maxTokens: 16, maxPromptBytes: 4, concurrency: 1 };
+  const sub = { models: ['tiny'], maxTokens: 16, maxPromptBytes: 4, concurrency: 1, files: [], audits: false };
   const a = { model: 'tiny', maxTokens: 16, prompt: Buffer.from('abcd') };
   assert.equal(opoiAssignmentFits(sub, a), null);
   assert.match(opoiAssignmentFits(sub, { ...a, model: 'big' }) ?? '', /not served/);
@@ -80,6 +94,7 @@ test('opoi.assign is written as the reference bridge writes it, and reads back',
     maxTokens: 7,
     taskType: 'OPEN',
     taskClass: null,
+    manifest: null,
   };
   const line = encodeOpoiAssign(a);
   assert.equal(

@@ -5,8 +5,18 @@
  * reported instead of a result) are ours. Both sides build and read them here, so a change to a
  * shape is one change. Readers throw StratumError OTHER (20) with a message fit for the peer.
  */
-import { requestIdFromUuid, sha256, toHex } from '@cs/consensus';
+import { sha256, toHex } from '@cs/consensus';
 import { StratumError, StratumErrorCode } from './codec.ts';
+import { OPOI_MAX_VERIFIABLE_TOKENS } from './opoi-audit.ts';
+import { bad, HASH_HEX, HEX, paramObject, positiveInteger, requestId, tokenIds } from './opoi-fields.ts';
+import {
+  fileMatchesManifest,
+  opoiManifestJson,
+  parseOpoiManifest,
+  parseOpoiModelFile,
+  type OpoiManifest,
+  type OpoiModelFile,
+} from './opoi-manifest.ts';
 
 /**
  * Longest line an OPoI peer may send: an opoi.submit_result carries up to 256 KiB of response
@@ -20,37 +30,6 @@ export const OPOI_MAX_RESPONSE_BYTES = 256 * 1024;
 const MAX_MODELS = 64;
 const MAX_MODEL_NAME = 64;
 const MAX_CONCURRENCY = 64;
-const HEX = /^(?:[0-9a-fA-F]{2})*$/;
-const HASH_HEX = /^[0-9a-fA-F]{64}$/;
-
-function bad(message: string): StratumError {
-  return new StratumError(StratumErrorCode.OTHER, message);
-}
-
-/** The single object every opoi.* method takes as its params. */
-function paramObject(method: string, params: readonly unknown[]): Record<string, unknown> {
-  const p = params[0];
-  if (typeof p !== 'object' || p === null || Array.isArray(p)) throw bad(`${method} takes one object as its params`);
-  return p as Record<string, unknown>;
-}
-
-function positiveInteger(o: Record<string, unknown>, field: string, max = Number.MAX_SAFE_INTEGER): number | null {
-  const v = o[field];
-  if (v === undefined || v === null) return null;
-  if (!Number.isSafeInteger(v) || (v as number) < 1 || (v as number) > max) throw bad(`${field} must be an integer from 1 to ${max}`);
-  return v as number;
-}
-
-/** The request_id in its canonical form (lower-case UUID text), or a StratumError. */
-function requestId(o: Record<string, unknown>): string {
-  if (typeof o.request_id !== 'string') throw bad('request_id must be a UUID');
-  try {
-    requestIdFromUuid(o.request_id);
-  } catch {
-    throw bad('request_id must be a UUID');
-  }
-  return o.request_id.toLowerCase();
-}
 
 // opoi.subscribe (miner → bridge, request): the announcement. Without it a bridge sends no
 // opoi.* to the connection, so stock miners never see a method they do not know.
@@ -65,11 +44,21 @@ export interface OpoiSubscription {
   readonly maxPromptBytes: number | null;
   /** Assignments it runs at once (1 to 64; 1 when not announced). */
   readonly concurrency: number;
+  /**
+   * The GGUF files it holds and answers VERIFIABLE assignments with (the embedded engine's; none
+   * when not announced): a bridge sends a VERIFIABLE assignment or an audit only to a miner whose
+   * file is the manifest's.
+   */
+  readonly files: readonly OpoiModelFile[];
+  /** Whether it takes opoi.audit for those files (false when not announced). */
+  readonly audits: boolean;
 }
 
-/** opoi.subscribe [{models, max_tokens?, max_prompt_bytes?, concurrency?}]. */
+/** opoi.subscribe [{models, max_tokens?, max_prompt_bytes?, concurrency?, files?, audits?}]. */
 export function opoiSubscribeParams(s: OpoiSubscription): [Record<string, unknown>] {
   const o: Record<string, unknown> = { models: [...s.models], concurrency: s.concurrency };
+  if (s.files.length > 0) o.files = s.files.map((f) => ({ sha256: f.sha256, size: f.size }));
+  if (s.audits) o.audits = true;
   if (s.maxTokens !== null) o.max_tokens = s.maxTokens;
   if (s.maxPromptBytes !== null) o.max_prompt_bytes = s.maxPromptBytes;
   return [o];
@@ -87,7 +76,15 @@ export function parseOpoiSubscribe(params: readonly unknown[]): OpoiSubscription
     maxTokens: positiveInteger(o, 'max_tokens'),
     maxPromptBytes: positiveInteger(o, 'max_prompt_bytes'),
     concurrency: positiveInteger(o, 'concurrency', MAX_CONCURRENCY) ?? 1,
+    files: subscribedFiles(o.files),
+    audits: o.audits === true,
   };
+}
+
+function subscribedFiles(v: unknown): OpoiModelFile[] {
+  if (v === undefined || v === null) return [];
+  if (!Array.isArray(v) || v.length > MAX_MODELS) throw bad(`files must be a list of at most ${MAX_MODELS} {sha256, size}`);
+  return v.map(parseOpoiModelFile);
 }
 
 /** opoi.subscribe's result: the models the bridge will assign (those it knows of the announced ones, or all). */
@@ -104,8 +101,14 @@ export function parseOpoiSubscribed(result: unknown): OpoiSubscribed {
 }
 
 /** Whether an assignment fits what a miner announced; the reason when it does not. */
-export function opoiAssignmentFits(s: OpoiSubscription, a: Pick<OpoiAssignment, 'model' | 'maxTokens' | 'prompt'>): string | null {
-  if (!s.models.includes(a.model)) return `model '${a.model}' is not served`;
+export function opoiAssignmentFits(
+  s: OpoiSubscription,
+  a: Pick<OpoiAssignment, 'model' | 'maxTokens' | 'prompt'> & { readonly manifest?: OpoiManifest | null },
+): string | null {
+  if (a.manifest) {
+    const m = a.manifest;
+    if (!s.files.some((f) => fileMatchesManifest(f, m))) return `the file of manifest '${m.modelId}' (SHA-256 ${m.ggufSha256}) is not held`;
+  } else if (!s.models.includes(a.model)) return `model '${a.model}' is not served`;
   if (s.maxTokens !== null && a.maxTokens > s.maxTokens) return `max_tokens ${a.maxTokens} is over the announced ${s.maxTokens}`;
   if (s.maxPromptBytes !== null && a.prompt.length > s.maxPromptBytes)
     return `the prompt's ${a.prompt.length} bytes are over the announced ${s.maxPromptBytes}`;
@@ -121,13 +124,19 @@ export interface OpoiAssignment {
   readonly maxTokens: number;
   readonly taskType: string | null;
   readonly taskClass: string | null;
+  /**
+   * A VERIFIABLE assignment's manifest: answer with greedy decoding under its rule, with the exact
+   * file it names, and return the token ids. null for OPEN work.
+   */
+  readonly manifest: OpoiManifest | null;
 }
 
-/** opoi.assign [{request_id, model, prompt_hex, max_tokens[, task_type, task_class]}]. */
+/** opoi.assign [{request_id, model, prompt_hex, max_tokens[, task_type, task_class, manifest]}]. */
 export function opoiAssignParams(a: OpoiAssignment): [Record<string, unknown>] {
   const o: Record<string, unknown> = { request_id: a.requestId, model: a.model, prompt_hex: toHex(a.prompt), max_tokens: a.maxTokens };
   if (a.taskType !== null) o.task_type = a.taskType;
   if (a.taskClass !== null) o.task_class = a.taskClass;
+  if (a.manifest !== null) o.manifest = opoiManifestJson(a.manifest);
   return [o];
 }
 
@@ -166,6 +175,7 @@ export function parseOpoiAssign(params: readonly unknown[]): OpoiAssignment {
       maxTokens,
       taskType: optional(o.task_type),
       taskClass: optional(o.task_class),
+      manifest: o.manifest === undefined || o.manifest === null ? null : parseOpoiManifest(o.manifest),
     };
   } catch (e) {
     throw new OpoiAssignError(id, (e as Error).message);
@@ -183,6 +193,8 @@ export interface OpoiResult {
   readonly responseHash: string;
   /** Tokens actually generated; the receiver checks it against the request's max_tokens. */
   readonly tokenCount: number;
+  /** A VERIFIABLE answer's token ids (token_count of them, the end-of-generation token left out); null for OPEN. */
+  readonly tokenIds: readonly number[] | null;
 }
 
 /** The SHA-256 of an answer's bytes as opoi.submit_result and the COMMIT carry it. */
@@ -190,9 +202,21 @@ export function opoiResponseHash(response: Uint8Array): string {
   return toHex(sha256(response));
 }
 
-/** opoi.submit_result [{request_id, response_hash, response_hex, token_count}]. */
-export function opoiSubmitResultParams(requestId: string, response: Uint8Array, tokenCount: number): [Record<string, unknown>] {
-  return [{ request_id: requestId, response_hash: opoiResponseHash(response), response_hex: toHex(response), token_count: tokenCount }];
+/** opoi.submit_result [{request_id, response_hash, response_hex, token_count[, token_ids]}]. */
+export function opoiSubmitResultParams(
+  requestId: string,
+  response: Uint8Array,
+  tokenCount: number,
+  ids: readonly number[] | null = null,
+): [Record<string, unknown>] {
+  const o: Record<string, unknown> = {
+    request_id: requestId,
+    response_hash: opoiResponseHash(response),
+    response_hex: toHex(response),
+    token_count: tokenCount,
+  };
+  if (ids !== null) o.token_ids = [...ids];
+  return [o];
 }
 
 /** Reads an opoi.submit_result and checks that response_hash is the SHA-256 of response_hex. */
@@ -206,7 +230,12 @@ export function parseOpoiSubmitResult(params: readonly unknown[]): OpoiResult {
   const response = Buffer.from(o.response_hex, 'hex');
   const hash = o.response_hash.toLowerCase();
   if (opoiResponseHash(response) !== hash) throw bad('response_hash is not the SHA-256 of response_hex');
-  return { requestId: id, response, responseHash: hash, tokenCount: o.token_count as number };
+  let ids: number[] | null = null;
+  if (o.token_ids !== undefined && o.token_ids !== null) {
+    ids = tokenIds(o, 'token_ids', OPOI_MAX_VERIFIABLE_TOKENS);
+    if (ids.length !== o.token_count) throw bad(`token_ids holds ${ids.length} ids for token_count ${o.token_count}`);
+  }
+  return { requestId: id, response, responseHash: hash, tokenCount: o.token_count as number, tokenIds: ids };
 }
 
 /** opoi.submit_result's success result. */

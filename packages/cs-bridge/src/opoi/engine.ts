@@ -550,7 +550,7 @@ export class OpoiEngine implements OpoiHandler {
         throw e;
       }
       load.set(m.id, (load.get(m.id) ?? 0) + 1);
-      m.sendOpoi(encodeOpoiAssign({ requestId: r.requestId, taskType: 'OPEN', taskClass: null, ...task }));
+      m.sendOpoi(encodeOpoiAssign({ requestId: r.requestId, taskType: 'OPEN', taskClass: null, manifest: null, ...task }));
       this.log.info({ request_id: r.requestId, conn: m.id, wallet: m.wallet, worker: m.worker }, 'request assigned');
     }
   }

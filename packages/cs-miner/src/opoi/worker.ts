@@ -62,6 +62,8 @@ export class OpoiWorker {
       maxTokens: limits.maxTokens,
       maxPromptBytes: limits.maxPromptBytes,
       concurrency: limits.concurrency,
+      files: [],
+      audits: false,
     };
   }
 
