@@ -90,7 +90,14 @@ interface Write {
   readonly value: Buffer | null;
   /** The stored value before the block, when the overlay already read it (saves a read for the undo record). */
   readonly before?: Uint8Array | null;
+  /** The record `value` encodes, when the write came from one (kept decoded in the store's cache). */
+  readonly record?: AnyRecord;
 }
+
+/** Tables whose values are records (decoded by decodeRecord), and so kept decoded in the store's cache. */
+const RECORD_TABLES: ReadonlySet<TableId> = new Set([REQUEST, COMMIT, STAKE, MANIFEST, AUDIT]);
+/** Records kept decoded per table; past it the table's cache starts over. */
+const HOT_RECORDS = 16_384;
 
 type AnyRecord = RequestRecord | CommitRecord | StakeRecord | ManifestRecord | AuditRecord;
 
@@ -109,10 +116,14 @@ export class OpoiStore {
   private collateral = new Map<string, string>();
   private prefixes = new Set<number>();
   /**
-   * Decoded requests and commit lists by request id, as stored: RPC and REST read the same few
-   * requests over and over. An entry goes as soon as a write touches its records.
+   * Per record table: key (hex) → the stored bytes and their decoded record, for the keys read or
+   * written lately. A block's steps mostly touch records that recent blocks wrote (a PUBLISH its
+   * request, commit and stake; a verdict its audit), so writes fill it, as decoded records, and a
+   * reorg's restores fill it with the values they put back. Only committed values go in: a failed
+   * write transaction empties it (ChainDatabase.onWriteFailure).
    */
-  private readonly requestCache = new Map<string, RequestRecord | null>();
+  private readonly hot: Map<string, Read>[] = TABLE_NAMES.map(() => new Map());
+  /** Commit lists by request id, as stored: RPC and REST read the same few requests over and over. */
   private readonly commitsCache = new Map<string, CommitRecord[]>();
   /** Servers by model id, as stored: every VERIFIABLE request counts them. Cleared by any server write. */
   private readonly serversCache = new Map<string, readonly string[]>();
@@ -122,17 +133,44 @@ export class OpoiStore {
     readonly params: OpoiParams,
   ) {
     this.tables = TABLE_NAMES.map((name) => db.tables[name]);
+    db.onWriteFailure(() => this.clearCaches());
     this.reload();
   }
 
   /** Rebuilds the in-memory collateral index from the table (start-up, after -reindex cleared it). */
   reload(): void {
-    this.requestCache.clear();
-    this.commitsCache.clear();
-    this.serversCache.clear();
+    this.clearCaches();
     this.collateral = new Map();
     this.prefixes = new Set();
     for (const { key, value } of this.tables[COLLATERAL].getRange({})) this.indexCollateral(key, value.toString('hex'));
+  }
+
+  private clearCaches(): void {
+    for (const m of this.hot) m.clear();
+    this.commitsCache.clear();
+    this.serversCache.clear();
+  }
+
+  /** A record table's value for a key, decoded, from the cache or the database. */
+  read(table: TableId, hex: string): Read {
+    let r = this.hot[table].get(hex);
+    if (!r) {
+      const stored = this.raw(table, hexKey(hex)) ?? null;
+      r = { stored, record: stored === null ? null : decodeRecord<AnyRecord>(stored) };
+      this.remember(table, hex, r);
+    }
+    return r;
+  }
+
+  /** The cached value for a key, if any (a range read takes what it can from here). */
+  cached(table: TableId, hex: string): Read | undefined {
+    return this.hot[table].get(hex);
+  }
+
+  private remember(table: TableId, hex: string, r: Read): void {
+    const cache = this.hot[table];
+    if (cache.size >= HOT_RECORDS) cache.clear();
+    cache.set(hex, r);
   }
 
   private indexCollateral(key: Buffer, miner: string | null): void {
@@ -160,13 +198,7 @@ export class OpoiStore {
   // ---- confirmed state ----
 
   request(id: string): RequestRecord | undefined {
-    let r = this.requestCache.get(id);
-    if (r === undefined) {
-      const raw = this.raw(REQUEST, hexKey(id));
-      r = raw ? decodeRecord<RequestRecord>(raw) : null;
-      this.cacheEntry(this.requestCache, id, r);
-    }
-    return r ?? undefined;
+    return (this.read(REQUEST, id).record as RequestRecord | null) ?? undefined;
   }
 
   /** Keeps the caches small: a node serves the requests of the moment, not all of history. */
@@ -194,8 +226,7 @@ export class OpoiStore {
   }
 
   stake(miner: string): StakeRecord | undefined {
-    const raw = this.raw(STAKE, hexKey(miner));
-    return raw ? decodeRecord<StakeRecord>(raw) : undefined;
+    return (this.read(STAKE, miner).record as StakeRecord | null) ?? undefined;
   }
 
   *stakes(): Generator<StakeRecord> {
@@ -203,8 +234,7 @@ export class OpoiStore {
   }
 
   manifest(modelId: string): ManifestRecord | undefined {
-    const raw = this.raw(MANIFEST, hexKey(manifestHex(modelId)));
-    return raw ? decodeRecord<ManifestRecord>(raw) : undefined;
+    return (this.read(MANIFEST, manifestHex(modelId)).record as ManifestRecord | null) ?? undefined;
   }
 
   /** In model id order (the table's key order). */
@@ -213,8 +243,7 @@ export class OpoiStore {
   }
 
   audit(requestId: string): AuditRecord | undefined {
-    const raw = this.raw(AUDIT, hexKey(requestId));
-    return raw ? decodeRecord<AuditRecord>(raw) : undefined;
+    return (this.read(AUDIT, requestId).record as AuditRecord | null) ?? undefined;
   }
 
   /** Miner keys of the stakes serving a manifest, in key order. Shared with later callers: not to be changed. */
@@ -287,7 +316,10 @@ export class OpoiStore {
   private apply(w: Write): void {
     if (w.value === null) this.tables[w.table].remove(w.key);
     else this.tables[w.table].put(w.key, w.value);
-    if (w.table === REQUEST) this.requestCache.delete(w.key.toString('hex'));
+    if (RECORD_TABLES.has(w.table)) {
+      const record = w.value === null ? null : (w.record ?? decodeRecord<AnyRecord>(w.value));
+      this.remember(w.table, w.key.toString('hex'), { stored: w.value, record });
+    }
     if (w.table === COMMIT) this.commitsCache.delete(w.key.subarray(0, 16).toString('hex'));
     if (w.table === COLLATERAL) this.indexCollateral(w.key, w.value === null ? null : w.value.toString('hex'));
     if (w.table === SERVER) this.serversCache.clear();
@@ -366,8 +398,7 @@ export class BlockOverlay implements OpoiState {
     if (w !== undefined) return (w ?? undefined) as T | undefined;
     let r = this.reads[table].get(hex);
     if (!r) {
-      const stored = this.store.raw(table, hexKey(hex)) ?? null;
-      r = { stored, record: stored === null ? null : decodeRecord<AnyRecord>(stored) };
+      r = this.store.read(table, hex);
       this.reads[table].set(hex, r);
     }
     return (r.record ?? undefined) as T | undefined;
@@ -384,7 +415,7 @@ export class BlockOverlay implements OpoiState {
     for (const { key, value } of this.store.rawRange(table, hexKey(prefixHex))) {
       const hex = key.toString('hex');
       let r = reads.get(hex);
-      if (!r) reads.set(hex, (r = { stored: value, record: decodeRecord<AnyRecord>(value) }));
+      if (!r) reads.set(hex, (r = this.store.cached(table, hex) ?? { stored: value, record: decodeRecord<AnyRecord>(value) }));
       merged.set(hex, r.record as T);
     }
     for (const [hex, w] of this.writes[table]) if (hex.startsWith(prefixHex)) merged.set(hex, w as T | null);
@@ -401,11 +432,13 @@ export class BlockOverlay implements OpoiState {
     this.writes.forEach((writes, table) => {
       const reads = this.reads[table];
       for (const [hex, w] of writes) {
+        const record = w === null || Buffer.isBuffer(w) ? undefined : w;
         out.push({
           table: table as TableId,
           key: hexKey(hex),
-          value: w === null || Buffer.isBuffer(w) ? w : encodeRecord(w),
+          value: record === undefined ? (w as Buffer | null) : encodeRecord(record),
           before: reads.get(hex)?.stored,
+          record,
         });
       }
     });

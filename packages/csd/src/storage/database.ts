@@ -86,6 +86,7 @@ export const ADDRESS_INDEX_MARKER = 'addrindex';
 
 export class ChainDatabase {
   readonly tables: Tables;
+  private readonly writeFailureHandlers: (() => void)[] = [];
 
   private constructor(
     private readonly root: RootDatabase<Buffer, Buffer>,
@@ -155,7 +156,20 @@ export class ChainDatabase {
 
   /** Runs `fn` as one atomic write transaction: all of its puts and removes land, or none do. */
   write<T>(fn: () => T): T {
-    return this.root.transactionSync(fn);
+    try {
+      return this.root.transactionSync(fn);
+    } catch (e) {
+      for (const f of this.writeFailureHandlers) f();
+      throw e;
+    }
+  }
+
+  /**
+   * Calls `f` whenever a write transaction fails and is rolled back: a cache that took values
+   * while the transaction ran must drop them, since none of them landed.
+   */
+  onWriteFailure(f: () => void): void {
+    this.writeFailureHandlers.push(f);
   }
 
   /** Makes the next read see what another thread committed (reads otherwise keep one snapshot per turn). */
