@@ -28,7 +28,11 @@ export function command(envFile: string, args: readonly string[]): Promise<{ exi
 }
 
 /** A bridge staking a fresh address and serving the manifest, its stake ACTIVE. */
-export async function servingBridge(chain: Chain, values: Record<string, string> = {}): Promise<{ bridge: BridgeProcess; address: string }> {
+export async function servingBridge(
+  chain: Chain,
+  values: Record<string, string> = {},
+  env: Record<string, string> = {},
+): Promise<{ bridge: BridgeProcess; address: string }> {
   const opoi = await fundedAddress(chain, 5);
   const bridge = await BridgeProcess.create(chain, {
     OPOI_ADDRESSES: opoi.address,
@@ -39,7 +43,7 @@ export async function servingBridge(chain: Chain, values: Record<string, string>
     ASSIGN_TIMEOUT_SECS: '20',
     ...values,
   });
-  await bridge.start();
+  await bridge.start(env);
   await eventually(async () => (bridge.output.includes('stake sent') ? true : undefined), 'the STAKE');
   return { bridge, address: opoi.address };
 }
