@@ -5,15 +5,18 @@
 // second miner, refuses it when found invalid and reassigns it, commits the next answer unchecked
 // (no other miner left to check it), reveals and publishes it; bridge B, drawn as the auditor,
 // routes the audit to its miner, commits and reveals the verdict; the request is FULFILLED and
-// each bridge pays its miner's share exactly once, the cheat nothing. ask prints every step.
+// each bridge pays its miner's share exactly once, the cheat nothing. ask prints every step. Then
+// an unchecked cheat's answer is found invalid by B: REJECTED, A's collateral forfeited, B's miner
+// paid its share of it.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { createHash, randomUUID } from 'node:crypto';
 import { after, before, test } from 'node:test';
 import { toHex, verifiableResponseHash } from '@cs/consensus';
 import { amountFromValue } from '@cs/runtime/amount';
 import type { OpoiModelFile } from '@cs/stratum';
 import { externalAddress, receivedTotal } from '../../cs-pool/test/pool-harness.ts';
-import { BRIDGE_BIN, BridgeProcess, type Chain, OpoiMiner, eventually, mineUntil, reachStage, startChain } from './bridge-harness.ts';
+import { BRIDGE_BIN, BridgeProcess, type Chain, OpoiMiner, eventually, fundedAddress, mineUntil, reachStage, startChain } from './bridge-harness.ts';
 import { MANIFEST_ID, command, logged, modelFile, servingBridge } from './verifiable-harness.ts';
 
 let chain: Chain;
@@ -25,6 +28,7 @@ const miners: OpoiMiner[] = [];
 
 interface Payout {
   status: string;
+  payout_status: string;
   payout_txid: string | null;
   payout_outputs: { address: string | null; amount: number }[];
   winner_amount: number | null;
@@ -204,4 +208,63 @@ test('a VERIFIABLE request: routed to file holders only, a cheat refused by the 
   await chain.mine(1);
   assert.equal(BigInt(await receivedTotal(chain.node, honest)), winnerShare, 'the answer paid once');
   assert.equal(BigInt(await receivedTotal(chain.node, auditor)), auditorShare, 'the audit paid once');
+});
+
+test('an answer the drawn auditor finds invalid: REJECTED, its miner unpaid, the auditing miner paid its share of the forfeited collateral', async () => {
+  for (const m of miners.splice(0, 3)) m.close();
+  const auditorMiner = miners[0];
+  const cheat = externalAddress();
+  // The only file holder behind bridge A: nobody checks its answer, so it is committed unchecked.
+  const cheatMiner = await OpoiMiner.connect(a.bridge.stratumPort, `${cheat}.rig`, ['tiny'], true, { files: [file], audits: true });
+  miners.push(cheatMiner);
+  const id = randomUUID();
+  const prompt = 'Capital of Italy?';
+  const requester = (await fundedAddress(chain, 2)).address;
+  const sha = createHash('sha256').update(prompt).digest('hex');
+  await chain.node.call('submitopoirequest', id, MANIFEST_ID, sha, 8, 0.02, requester, 0, 'VERIFIABLE', 0, '', a.address, 1, 0.001);
+  await chain.mine(1);
+  assert.equal((await a.bridge.postPrompt(id, prompt)).status, 200);
+  assert.equal((await cheatMiner.nextAssignment()).requestId, id);
+  assert.equal((await cheatMiner.answerVerifiable(id, ' Milan.', [9, 9])).error, null);
+  await logged(a.bridge, 'committing it unchecked', 2);
+  await reachStage(a.bridge, id, 'committed');
+  await chain.mine(1);
+  await mineUntil(chain, id, (r) => r.commit_window_closed, 'the end of the commit window');
+  await reachStage(a.bridge, id, 'revealed');
+  await chain.mine(1);
+  await mineUntil(chain, id, (r) => r.status !== 'PENDING', 'the resolution');
+  await reachStage(a.bridge, id, 'published');
+  await chain.mine(2);
+  const task = await auditorMiner.nextAudit();
+  assert.equal(task.requestId, id);
+  assert.equal((await auditorMiner.verdict(task, 'invalid', 0)).error, null);
+  await logged(b.bridge, 'VERDICT_COMMIT sent', 2);
+  await chain.mine(1);
+  const audit = await chain.node.call<Payout>('getopoirequest', id);
+  for (let h = await chain.node.call<number>('getblockcount'); h < audit.audit!.commit_close; h++) await chain.mine(1);
+  await logged(b.bridge, 'VERDICT_REVEAL sent', 2);
+  await chain.mine(1);
+  const settled = await mineUntil(chain, id, (r) => r.status !== 'AUDITING', 'the outcome');
+  assert.equal(settled.status, 'REJECTED');
+  await eventually(async () => {
+    const r = await a.bridge.api<{ stage: string; note: string }>(`/svc/opoi/submissions/${id}`);
+    return r.body.stage === 'rejected' ? r.body : undefined;
+  }, 'the request rejected in bridge A');
+  // Nobody else claims a rejected payout here: the auditing bridge does, for its share.
+  await eventually(
+    async () => ((await chain.node.call<{ payout_status: string }>('getopoirequest', id)).payout_status === 'pending' ? true : undefined),
+    'the payout claimed',
+  );
+  await chain.mine(1);
+  await logged(b.bridge, "auditing miner's share credited", 2);
+  await logged(b.bridge, 'miner payment broadcast', 2);
+  await chain.mine(1);
+  const paid = await chain.node.call<Payout>('getopoirequest', id);
+  const earned = amountFromValue(paid.payout_outputs.find((o) => o.address === b.address)!.amount);
+  assert.equal(earned, 50_000_000n, "half the forfeited collateral (regtest's 1-coin stake) for the one auditor that said invalid");
+  const before = (amountFromValue(0.001) * 9800n) / 10000n;
+  assert.equal(BigInt(await receivedTotal(chain.node, auditorMiner.login.split('.')[0])), before + (earned * 9800n) / 10000n);
+  assert.equal(BigInt(await receivedTotal(chain.node, cheat)), 0n, 'the cheat is not paid');
+  // The payout spent the forfeited collateral, and the stake went with it.
+  await assert.rejects(chain.node.call('getopoistake', a.address), /no stake/);
 });
