@@ -22,6 +22,9 @@ const SUBSCRIBERS = 1000;
 const ROUNDS = Number(process.argv[2] ?? 40);
 /** The first rounds warm up the JIT and the sockets; they are not counted. */
 const WARMUP = 5;
+/** Pushes in one burst, and burst rounds (after the single-push rounds). */
+const BURST = 200;
+const BURST_ROUNDS = 5;
 /** A round takes milliseconds; on a loaded machine well under a second. Past this something is lost. */
 const ROUND_TIMEOUT_MS = 30_000;
 /** Opening 1,000 connections (and their handshakes) takes about a second. */
@@ -108,6 +111,37 @@ async function floorRound(): Promise<{ ms: number; loopMs: number }> {
   return { ms: lastAt - start, loopMs };
 }
 
+/**
+ * A burst as a block makes for mempool subscribers (one removal push per transaction), pushed in
+ * one tick: from the first push to the last client's last message. The floor writes the same
+ * frames to each bare socket as one buffer, the fewest system calls there can be.
+ */
+async function burstRound(): Promise<{ ms: number; floorMs: number }> {
+  const payloads = Array.from({ length: BURST }, (_, sequence) => ({
+    type: 'mempool',
+    event: 'removed',
+    txid: sequence.toString(16).padStart(64, '0'),
+    wtxid: sequence.toString(16).padStart(64, 'f'),
+    reason: 'block',
+    fee: 0.0000141,
+    vsize: 141,
+    weight: 561,
+    sequence,
+  }));
+  wsRound += BURST;
+  const arrival = ws.arrival(wsRound, ROUND_TIMEOUT_MS);
+  const start = now();
+  for (const payload of payloads) server.push(server.subscriptions.newBlocks, payload);
+  const { lastAt, text } = await arrival;
+  if (text !== JSON.stringify(payloads[BURST - 1])) throw new Error(`burst: the last message read is not the last pushed: ${text}`);
+  const frames = Buffer.concat(payloads.map((p) => textFrame(Buffer.from(JSON.stringify(p)))));
+  tcpRound += BURST;
+  const floorArrival = tcp.arrival(tcpRound, ROUND_TIMEOUT_MS);
+  const floorStart = now();
+  for (const socket of bareSockets) socket.write(frames);
+  return { ms: lastAt - start, floorMs: (await floorArrival).lastAt - floorStart };
+}
+
 const fanOut: number[] = [];
 const sendLoop: number[] = [];
 const floor: number[] = [];
@@ -132,6 +166,14 @@ for (let round = 0; round < WARMUP + ROUNDS; round++) {
   ratios.push(ours.ms / base.ms);
 }
 
+const bursts: number[] = [];
+const burstFloors: number[] = [];
+for (let round = 0; round < BURST_ROUNDS; round++) {
+  const { ms, floorMs } = await burstRound();
+  bursts.push(ms);
+  burstFloors.push(floorMs);
+}
+
 const subscribers = SUBSCRIBERS.toLocaleString('en-US');
 console.log(
   `WebSocket fan-out of one new-blocks push (${pushed.length} bytes framed) to ${subscribers} subscribers: ` +
@@ -142,6 +184,12 @@ console.log(
   `bare node:net write of the same frame to ${subscribers} sockets, loop start to last client: ${median(floor).toFixed(2)} ms ` +
     `(write loop ${median(floorLoop).toFixed(2)} ms); ` +
     `WebSocket fan-out / bare: ${(median(fanOut) / median(floor)).toFixed(2)} (median of the ${ROUNDS} paired ratios ${median(ratios).toFixed(2)}; goal <= 1.10)`,
+);
+
+console.log(
+  `burst of ${BURST} pushes in one tick to ${subscribers} subscribers: ${median(bursts).toFixed(1)} ms to the last client's last message; ` +
+    `the same frames as one write per bare socket: ${median(burstFloors).toFixed(1)} ms; burst / bare: ${(median(bursts) / median(burstFloors)).toFixed(2)} ` +
+    `(medians of ${BURST_ROUNDS})`,
 );
 
 await ws.close();
