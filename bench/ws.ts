@@ -1,49 +1,51 @@
 // WebSocket fan-out, from one run: 1,000 connections subscribed to new-blocks on a real chain;
 // each round connects one block and measures from the chain's connect event to the moment the
 // last client has received the push. The clients read on a worker thread (the other core), as
-// they would in other processes. Baseline in the same run, alternating with it: a bare node:net
-// server writing a buffer of the push's size to 1,000 TCP connections read by the same worker
-// thread, from the start of its write loop to the last connection's data: the cost of 1,000
-// socket writes on this machine, which no WebSocket server can go under.
-//   node --conditions=@cs/source --import tsx bench/ws.ts
+// they would in other processes. The floor, in the same run and interleaved with it (ABBA blocks): a
+// bare node:net server writing the very frame that was pushed to 1,000 TCP connections read by
+// the same code on the same kind of thread, from the start of its write loop to the last
+// connection's frame: the cost of 1,000 socket writes here, which no WebSocket server can go under.
+// Every wait has a deadline and fails saying what it waited for (docs/notifications.md, "Fan-out").
+//   node --conditions=@cs/source --import tsx bench/ws.ts [blocks]
 import net from 'node:net';
-import { Worker } from 'node:worker_threads';
 import pino from 'pino';
 import { Mempool } from '../packages/csd/src/mempool/mempool.ts';
 import { AllowList } from '../packages/csd/src/rpc/allowip.ts';
+import { textFrame } from '../packages/csd/src/ws/frame.ts';
 import { WsNotifier } from '../packages/csd/src/ws/notifier.ts';
 import { WsServer } from '../packages/csd/src/ws/server.ts';
 import { nextBlock, openHarness } from '../packages/csd/test/chain-harness.ts';
 import { median } from './lib/stats.ts';
+import { Subscribers } from './lib/ws-subscribers.ts';
 
 const SUBSCRIBERS = 1000;
-const ROUNDS = 25;
-/** The first rounds warm up the JIT and the sockets; they are not counted. */
-const WARMUP = 5;
+/**
+ * Measured blocks of four rounds: push, floor, floor, push. Whichever side runs first in a pair
+ * comes out slower on this machine, by up to 20 %, so each block has both orders and its ratio
+ * is (push + push) / (floor + floor); the ratio printed is the median of the blocks'.
+ */
+const BLOCKS = Number(process.argv[2] ?? 20);
+/** The first blocks warm up the JIT and the sockets; they are not counted. */
+const WARMUP = 2;
+/** Pushes in one burst, and burst rounds (after the single-push rounds). */
+const BURST = 200;
+const BURST_ROUNDS = 5;
+/** A round takes milliseconds; on a loaded machine well under a second. Past this something is lost. */
+const ROUND_TIMEOUT_MS = 30_000;
+/** Opening 1,000 connections (and their handshakes) takes about a second. */
+const SETUP_TIMEOUT_MS = 120_000;
 
 const now = () => performance.timeOrigin + performance.now();
 
-/** Starts the worker that opens `count` connections to `port` and reports when the last one got each message. */
-async function subscribers(kind: 'websocket' | 'tcp', port: number) {
-  const worker = new Worker(new URL('./lib/subscribers-worker.mjs', import.meta.url), {
-    workerData: { kind, port, count: SUBSCRIBERS },
-  });
-  let waiting: ((at: number) => void) | null = null;
-  await new Promise<void>((resolve, reject) => {
-    worker.once('error', reject);
-    worker.on('message', (m: { ready?: true; lastAt?: number }) => {
-      if (m.ready) resolve();
-      else if (m.lastAt !== undefined) waiting?.(m.lastAt);
-    });
-  });
-  return {
-    /** Resolves with the time the last connection received the next message. */
-    next: () => new Promise<number>((resolve) => (waiting = resolve)),
-    close: async () => {
-      worker.postMessage('close');
-      await new Promise((resolve) => worker.once('exit', resolve));
-    },
-  };
+/** `promise`, or a failure naming `what` once `ms` have passed. */
+async function within<T>(promise: Promise<T>, ms: number, what: () => string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what()}: not done after ${ms} ms`)), ms)));
+  try {
+    return await Promise.race([promise, late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 const h = await openHarness();
@@ -63,60 +65,134 @@ const notifier = new WsNotifier(server, h.chain, mempool);
 // ...and this one after it: the synchronous part of the fan-out (serialize and frame once, 1,000 writes).
 let sentAt = 0;
 h.chain.events.on('connect', () => (sentAt = now()));
-let pushBytes = 0;
-const push = server.push.bind(server);
-server.push = (clients, payload) => {
-  pushBytes = Buffer.byteLength(JSON.stringify(payload));
-  push(clients, payload);
-};
 const { port } = await server.listen(0, '127.0.0.1');
-const wsClients = await subscribers('websocket', port);
+const wsState = () => `server: ${server.connectionCount} connections, ${server.subscriptions.newBlocks.size} new-blocks subscribers`;
+const ws = await Subscribers.open({ kind: 'websocket', port, count: SUBSCRIBERS }, wsState, SETUP_TIMEOUT_MS);
 if (server.subscriptions.newBlocks.size !== SUBSCRIBERS) throw new Error(`only ${server.subscriptions.newBlocks.size} subscribers`);
 
 const bare = net.createServer();
 const bareSockets: net.Socket[] = [];
+let allAccepted: () => void = () => {};
+const accepted = new Promise<void>((resolve) => (allAccepted = resolve));
 bare.on('connection', (socket) => {
   socket.setNoDelay(true);
-  bareSockets.push(socket);
+  if (bareSockets.push(socket) === SUBSCRIBERS) allAccepted();
 });
 await new Promise<void>((resolve) => bare.listen(0, '127.0.0.1', resolve));
-const tcpClients = await subscribers('tcp', (bare.address() as net.AddressInfo).port);
+const bareState = () => `floor server: ${bareSockets.length} connections accepted`;
+const tcp = await Subscribers.open({ kind: 'tcp', port: (bare.address() as net.AddressInfo).port, count: SUBSCRIBERS }, bareState, SETUP_TIMEOUT_MS);
+// A client's connect completes in the kernel before this thread accepts: writing before the last
+// accept would leave a connection without its frame and the round waiting for it.
+await within(accepted, SETUP_TIMEOUT_MS, bareState);
 
-const toLast: number[] = [];
-const sendLoop: number[] = [];
-const bareToLast: number[] = [];
-for (let round = 0; round < ROUNDS; round++) {
-  const pushed = wsClients.next();
-  const result = await h.chain.processBlock(nextBlock(h.chain));
-  if (result.status !== 'accepted') throw new Error(`block not accepted: ${result.status}`);
-  const lastAt = await pushed;
-
-  const frame = Buffer.alloc(pushBytes + 2, 0x61);
-  const written = tcpClients.next();
-  const bareStart = now();
-  for (const socket of bareSockets) socket.write(frame);
-  const bareLastAt = await written;
-
-  if (round < WARMUP) continue;
-  toLast.push(lastAt - eventAt);
-  sendLoop.push(sentAt - eventAt);
-  bareToLast.push(bareLastAt - bareStart);
+let wsRound = 0;
+let pushed: Buffer = Buffer.alloc(0);
+/** One block connected: chain event to the last subscriber's push. */
+async function pushRound(): Promise<{ ms: number; loopMs: number }> {
+  const round = ++wsRound;
+  const arrival = ws.arrival(round, ROUND_TIMEOUT_MS);
+  const block = nextBlock(h.chain);
+  const height = h.chain.tip.height + 1;
+  const result = await within(h.chain.processBlock(block), ROUND_TIMEOUT_MS, () => `connecting block ${height}`);
+  if (result.status !== 'accepted') throw new Error(`block ${height} not accepted: ${result.status}`);
+  const { lastAt, text } = await arrival;
+  const push = JSON.parse(text) as { type?: string; height?: number };
+  if (push.type !== 'new-blocks' || push.height !== height) throw new Error(`round ${round}: expected the push of block ${height}, read ${text}`);
+  pushed = textFrame(Buffer.from(text));
+  return { ms: lastAt - eventAt, loopMs: sentAt - eventAt };
 }
 
-const ours = median(toLast);
-const floor = median(bareToLast);
+let tcpRound = 0;
+/** The same frame written to 1,000 bare sockets: loop start to the last one's arrival. */
+async function floorRound(): Promise<{ ms: number; loopMs: number }> {
+  const round = ++tcpRound;
+  const frame = pushed;
+  const arrival = tcp.arrival(round, ROUND_TIMEOUT_MS);
+  const start = now();
+  for (const socket of bareSockets) socket.write(frame);
+  const loopMs = now() - start;
+  const { lastAt, text } = await arrival;
+  if (!textFrame(Buffer.from(text)).equals(frame)) throw new Error(`floor round ${round}: read a different frame than was written`);
+  return { ms: lastAt - start, loopMs };
+}
+
+/**
+ * A burst as a block makes for mempool subscribers (one removal push per transaction), pushed in
+ * one tick: from the first push to the last client's last message. The floor writes the same
+ * frames to each bare socket as one buffer, the fewest system calls there can be.
+ */
+async function burstRound(): Promise<{ ms: number; floorMs: number }> {
+  const payloads = Array.from({ length: BURST }, (_, sequence) => ({
+    type: 'mempool',
+    event: 'removed',
+    txid: sequence.toString(16).padStart(64, '0'),
+    wtxid: sequence.toString(16).padStart(64, 'f'),
+    reason: 'block',
+    fee: 0.0000141,
+    vsize: 141,
+    weight: 561,
+    sequence,
+  }));
+  wsRound += BURST;
+  const arrival = ws.arrival(wsRound, ROUND_TIMEOUT_MS);
+  const start = now();
+  for (const payload of payloads) server.push(server.subscriptions.newBlocks, payload);
+  const { lastAt, text } = await arrival;
+  if (text !== JSON.stringify(payloads[BURST - 1])) throw new Error(`burst: the last message read is not the last pushed: ${text}`);
+  const frames = Buffer.concat(payloads.map((p) => textFrame(Buffer.from(JSON.stringify(p)))));
+  tcpRound += BURST;
+  const floorArrival = tcp.arrival(tcpRound, ROUND_TIMEOUT_MS);
+  const floorStart = now();
+  for (const socket of bareSockets) socket.write(frames);
+  return { ms: lastAt - start, floorMs: (await floorArrival).lastAt - floorStart };
+}
+
+const fanOut: number[] = [];
+const sendLoop: number[] = [];
+const floor: number[] = [];
+const floorLoop: number[] = [];
+const ratios: number[] = [];
+for (let block = 0; block < WARMUP + BLOCKS; block++) {
+  const a = await pushRound();
+  const b = await floorRound();
+  const c = await floorRound();
+  const d = await pushRound();
+  if (block < WARMUP) continue;
+  fanOut.push(a.ms, d.ms);
+  sendLoop.push(a.loopMs, d.loopMs);
+  floor.push(b.ms, c.ms);
+  floorLoop.push(b.loopMs, c.loopMs);
+  ratios.push((a.ms + d.ms) / (b.ms + c.ms));
+}
+
+const bursts: number[] = [];
+const burstFloors: number[] = [];
+for (let round = 0; round < BURST_ROUNDS; round++) {
+  const { ms, floorMs } = await burstRound();
+  bursts.push(ms);
+  burstFloors.push(floorMs);
+}
+
+const subscribers = SUBSCRIBERS.toLocaleString('en-US');
 console.log(
-  `WebSocket fan-out of one new-blocks push (${pushBytes} bytes) to ${SUBSCRIBERS.toLocaleString('en-US')} subscribers: ` +
-    `${ours.toFixed(2)} ms from the chain event to the last client (median of ${toLast.length} rounds; ` +
+  `WebSocket fan-out of one new-blocks push (${pushed.length} bytes framed) to ${subscribers} subscribers: ` +
+    `${median(fanOut).toFixed(2)} ms from the chain event to the last client (median of ${fanOut.length} rounds; ` +
     `server send loop ${median(sendLoop).toFixed(2)} ms; goal <= 5 ms)`,
 );
 console.log(
-  `bare node:net write of the same size to ${SUBSCRIBERS.toLocaleString('en-US')} sockets, loop start to last client: ` +
-    `${floor.toFixed(2)} ms; WebSocket fan-out / bare: ${(ours / floor).toFixed(2)}`,
+  `bare node:net write of the same frame to ${subscribers} sockets, loop start to last client: ${median(floor).toFixed(2)} ms ` +
+    `(write loop ${median(floorLoop).toFixed(2)} ms); ` +
+    `WebSocket fan-out / bare: ${median(ratios).toFixed(2)} (median of ${BLOCKS} ABBA blocks; goal <= 1.10; ratio of the two medians ${(median(fanOut) / median(floor)).toFixed(2)})`,
 );
 
-await wsClients.close();
-await tcpClients.close();
+console.log(
+  `burst of ${BURST} pushes in one tick to ${subscribers} subscribers: ${median(bursts).toFixed(1)} ms to the last client's last message; ` +
+    `the same frames as one write per bare socket: ${median(burstFloors).toFixed(1)} ms; burst / bare: ${(median(bursts) / median(burstFloors)).toFixed(2)} ` +
+    `(medians of ${BURST_ROUNDS})`,
+);
+
+await ws.close();
+await tcp.close();
 for (const socket of bareSockets) socket.destroy();
 bare.close();
 notifier.close();

@@ -62,6 +62,22 @@ test('pushes reach exactly the clients given', async () => {
   });
 });
 
+test('a burst of pushes in one tick reaches every subscriber whole and in order, and a close sent after it comes after it', async () => {
+  await withServer({}, async (url, server) => {
+    const clients = await Promise.all([0, 1, 2].map(() => WsTestClient.connect(url)));
+    for (const c of clients) await c.request({ action: 'subscribe', channel: 'new-blocks' });
+    // Big enough that the corked connections are flushed in several slices before the tick ends.
+    const filler = 'x'.repeat(1000);
+    for (let height = 0; height < 1000; height++) server.push(server.subscriptions.newBlocks, { type: 'new-blocks', height, filler });
+    const closed = server.close();
+    for (const c of clients) {
+      for (let height = 0; height < 1000; height++) assert.deepEqual(await c.next(), { type: 'new-blocks', height, filler });
+      assert.equal((await c.closed).code, CloseCode.GOING_AWAY);
+    }
+    await closed;
+  });
+});
+
 test('past wsratelimit messages a connection gets an error, then a 1008 close; others are not affected', async () => {
   await withServer({ rateLimit: 3 }, async (url) => {
     const c = await WsTestClient.connect(url);
