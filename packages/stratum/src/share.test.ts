@@ -4,7 +4,7 @@ import { Block, REGTEST, addressToScript, hashToHex, solveHeader, toHex, Writer 
 import { StratumError, StratumErrorCode } from './codec.ts';
 import { buildJob, encodeBlock, headerPrefix, notifyParams, parseNotify, type BlockTemplate } from './job.ts';
 import { parseSubmit } from './methods.ts';
-import { validateShare, type ShareContext } from './share.ts';
+import { checkShareSolution, openShare, settleShare, validateShare, type ShareContext } from './share.ts';
 import { targetToHex, UINT256_MAX } from './target.ts';
 
 const POOL_ADDRESS = 'csrt1qw508d6qejxtdg4y5r3zarvary0c5xw7k6zfa8x';
@@ -136,4 +136,25 @@ test('malformed submits are 20 with the reason', () => {
   const s = c.submit.solution;
   bad({ solution: s.slice(0, 10) + (s[10] === '0' ? '1' : '0') + s.slice(11) });
   assert.throws(() => parseSubmit(['w', 'j', 't']), StratumError);
+});
+
+test('an opened share holds its hash: a copy sent meanwhile is 22; a share that fails releases it', () => {
+  const c = ctx();
+  const pending = openShare(c);
+  assert.throws(
+    () => openShare(c),
+    (e: unknown) => e instanceof StratumError && e.code === StratumErrorCode.DUPLICATE_SHARE,
+  );
+  assert.throws(
+    () => settleShare(c, pending, false),
+    (e: unknown) => e instanceof StratumError && e.code === StratumErrorCode.OTHER && e.message === 'invalid solution',
+  );
+  const again = openShare(c);
+  assert.equal(checkShareSolution(c.job.equihash, again), true);
+  assert.throws(
+    () => settleShare({ ...c, target: 1n }, again, true),
+    (e: unknown) => e instanceof StratumError && e.code === StratumErrorCode.LOW_DIFFICULTY,
+  );
+  assert.deepEqual(settleShare(c, openShare(c), true).hash, again.hash);
+  rejects(c, StratumErrorCode.DUPLICATE_SHARE);
 });
