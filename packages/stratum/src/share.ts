@@ -3,8 +3,8 @@
  * Equihash, then the hash against the share target. Every rejection is a StratumError with ZIP
  * 301's code; a stale job (21) is the caller's lookup, since only it knows the live jobs. A pool
  * that checks Equihash on other threads opens the share (everything before Equihash), hands its
- * header and solution over, and settles it with the answer: the same steps and the same errors
- * as validateShare on one thread.
+ * header and solution over, and settles it with the answer, in the order opened: the same steps
+ * and the same errors as validateShare on one thread.
  */
 import {
   HEADER_BYTES,
@@ -62,7 +62,7 @@ function solutionPrefixHex(size: number): string {
   return prefix;
 }
 
-/** A share decoded and checked up to its Equihash solution, its hash claimed in `seen` until it is settled. */
+/** A share decoded and checked up to its Equihash solution. */
 export interface PendingShare {
   /** The 140 header bytes. */
   readonly header: Uint8Array;
@@ -77,9 +77,7 @@ export interface PendingShare {
 /**
  * Per share, only the essentials: the submitted hex decoded once into the bytes the block will carry
  * (header ‖ compactSize ‖ solution), hashed once (the hash is also the duplicate key, 64 characters
- * whatever the solution size). The key goes into `seen` at once, so that a copy submitted while
- * this one's solution is being checked (on another thread) is a duplicate; settleShare releases it
- * if the share fails.
+ * whatever the solution size), and a copy of an accepted share refused before its Equihash check.
  */
 export function openShare(ctx: ShareContext): PendingShare {
   const { job, submit, nonce1 } = ctx;
@@ -110,26 +108,25 @@ export function openShare(ctx: ShareContext): PendingShare {
   // The hash as shown (reversed): the duplicate key and, read as a number, what meets a target.
   const key = Buffer.from(hash).reverse().toString('hex');
   if (ctx.seen.has(key)) throw new StratumError(StratumErrorCode.DUPLICATE_SHARE, 'duplicate share');
-  ctx.seen.add(key);
   return { header: full.subarray(0, HEADER_BYTES), solution: full.subarray(HEADER_BYTES + prefix.length / 2), hash, key };
 }
 
 /**
- * The verdict on an opened share once its Equihash solution is checked (`solutionOk`), then its
- * hash against the share target: the valid share, or the rejection, with the key released.
+ * The verdict on an opened share once its Equihash solution is checked (`solutionOk`): the valid
+ * share, recorded in `seen`, or the rejection. Settled in the order opened, shares checked on other
+ * threads get the answers of validateShare: a copy opened while the original was being checked is
+ * a duplicate here once the original is in.
  */
 export function settleShare(ctx: ShareContext, pending: PendingShare, solutionOk: boolean): ValidShare {
-  const fail = (code: StratumErrorCode, message: string) => {
-    ctx.seen.delete(pending.key);
-    return new StratumError(code, message);
-  };
-  if (!solutionOk) throw fail(StratumErrorCode.OTHER, 'invalid solution');
+  if (ctx.seen.has(pending.key)) throw new StratumError(StratumErrorCode.DUPLICATE_SHARE, 'duplicate share');
+  if (!solutionOk) throw new StratumError(StratumErrorCode.OTHER, 'invalid solution');
   const value = BigInt(`0x${pending.key}`);
   let target = ctx.target;
   if (value > target) {
-    if (ctx.previousTarget === null || value > ctx.previousTarget) throw fail(StratumErrorCode.LOW_DIFFICULTY, 'low difficulty share');
+    if (ctx.previousTarget === null || value > ctx.previousTarget) throw new StratumError(StratumErrorCode.LOW_DIFFICULTY, 'low difficulty share');
     target = ctx.previousTarget;
   }
+  ctx.seen.add(pending.key);
   return { header: pending.header, solution: pending.solution, hash: pending.hash, target, isBlock: value <= ctx.job.target };
 }
 

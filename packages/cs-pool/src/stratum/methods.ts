@@ -223,6 +223,10 @@ export class StratumMethods {
     } catch (e) {
       throw this.rejected(c, login, e, now);
     }
+    // Counted for the invalid-share cut-off when judged, as refusals are, not once stored: pipelined
+    // shares are judged long before their group commit, and the refusals among them would
+    // otherwise be measured against none of the valid ones.
+    c.valid++;
     if (c.worth.target !== share.target) {
       c.worth = {
         target: share.target,
@@ -247,7 +251,6 @@ export class StratumMethods {
 
   /** A valid share is durable: counted, acknowledged, and vardiff hears of it. */
   private accepted(c: Connection, id: StratumId, login: Login, difficulty: number, now: number): void {
-    c.valid++;
     c.lastValidShare = now;
     this.deps.stats.share(login.stats, 'valid', difficulty, now);
     c.send(encodeResult(id, true));

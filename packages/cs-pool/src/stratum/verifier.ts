@@ -25,9 +25,15 @@ const BATCH = 32;
  */
 const QUEUED_PER_THREAD = 256;
 
+/** A share handed to a thread: its verdict (-1 until known, then 1 valid, 0 not) and who waits for it. */
+interface Slot {
+  verdict: number;
+  readonly resolve: (ok: boolean) => void;
+}
+
 interface Batch {
   readonly bytes: Uint8Array;
-  readonly verdicts: ((ok: boolean) => void)[];
+  readonly slots: Slot[];
 }
 
 interface Lane {
@@ -42,6 +48,9 @@ export class ShareVerifier {
   /** One header ‖ solution record. */
   private readonly record: number;
   private open: Batch | null = null;
+  /** Every slot not released yet, from `head` on, in the order checked: verdicts are released in that order. */
+  private readonly order: Slot[] = [];
+  private head = 0;
   private flushQueued = false;
   private queued = 0;
   private readonly limit: number;
@@ -62,21 +71,27 @@ export class ShareVerifier {
     return this.lanes.length;
   }
 
-  /** The verdict on a share's solution: at once without threads, else when its thread answers. */
+  /**
+   * The verdict on a share's solution: at once without threads, else once its thread has answered
+   * and every share checked before it has its verdict, so that shares are settled in the order
+   * received (a copy after its original, as on one thread) whichever thread was faster.
+   */
   check(share: PendingShare): boolean | Promise<boolean> {
     if (this.lanes.length === 0) return checkShareSolution(this.equihash, share);
     return new Promise((resolve) => {
       let batch = this.open;
       if (!batch) {
-        batch = { bytes: new Uint8Array(BATCH * this.record), verdicts: [] };
+        batch = { bytes: new Uint8Array(BATCH * this.record), slots: [] };
         this.open = batch;
       }
-      const at = batch.verdicts.length * this.record;
+      const at = batch.slots.length * this.record;
       batch.bytes.set(share.header, at);
       batch.bytes.set(share.solution, at + HEADER_BYTES);
-      batch.verdicts.push(resolve);
+      const slot: Slot = { verdict: -1, resolve };
+      batch.slots.push(slot);
+      this.order.push(slot);
       this.queued++;
-      if (batch.verdicts.length === BATCH) this.flush();
+      if (batch.slots.length === BATCH) this.flush();
       else if (!this.flushQueued) {
         this.flushQueued = true;
         process.nextTick(() => {
@@ -107,7 +122,7 @@ export class ShareVerifier {
     const lane: Lane = { worker, sent: [], queued: 0 };
     worker.on('message', (verdicts: Uint8Array) => {
       const batch = lane.sent.shift()!;
-      for (let i = 0; i < verdicts.length; i++) batch.verdicts[i](verdicts[i] === 1);
+      for (let i = 0; i < verdicts.length; i++) batch.slots[i].verdict = verdicts[i];
       this.answered(lane, verdicts.length);
     });
     // A thread that dies takes no share with it: what it held is checked here, and the threads left carry on.
@@ -130,22 +145,37 @@ export class ShareVerifier {
     if (this.lanes.length === 0) return this.checkHere(batch, null);
     let lane = this.lanes[0];
     for (const l of this.lanes) if (l.queued < lane.queued) lane = l;
-    const count = batch.verdicts.length;
+    const count = batch.slots.length;
     const bytes = count === BATCH ? batch.bytes : batch.bytes.slice(0, count * this.record);
-    lane.sent.push({ bytes, verdicts: batch.verdicts });
+    lane.sent.push({ bytes, slots: batch.slots });
     lane.queued += count;
     lane.worker.postMessage(bytes);
   }
 
   /** A batch checked on this thread: its lane (or every lane) is gone. */
   private checkHere(batch: Batch, lane: Lane | null): void {
-    batch.verdicts.forEach((verdict, i) => verdict(checkRecord(this.equihash, batch.bytes, i, this.record)));
-    this.answered(lane, batch.verdicts.length);
+    batch.slots.forEach((slot, i) => {
+      slot.verdict = checkRecord(this.equihash, batch.bytes, i, this.record) ? 1 : 0;
+    });
+    this.answered(lane, batch.slots.length);
   }
 
+  /** `count` verdicts are in: released in order as far as they go. */
   private answered(lane: Lane | null, count: number): void {
     if (lane) lane.queued -= count;
     this.queued -= count;
+    const order = this.order;
+    while (this.head < order.length && order[this.head].verdict >= 0) {
+      const slot = order[this.head++];
+      slot.resolve(slot.verdict === 1);
+    }
+    if (this.head === order.length) {
+      order.length = 0;
+      this.head = 0;
+    } else if (this.head > 4096) {
+      order.splice(0, this.head);
+      this.head = 0;
+    }
     if (this.drained.length > 0 && this.queued <= this.limit / 2) for (const resume of this.drained.splice(0)) resume();
   }
 }
