@@ -1,30 +1,45 @@
-// cs-pool, from one run against a real csd (regtest) and a real cs-pool process:
-//   (a) share validations per second through the stratum path (TCP, JSON, job lookup, Equihash,
-//       the LMDB write, the reply), pipelined on a few connections, against bare Equihash
-//       verification of the same shares in this process (goal >= 0.80);
-//   (b) the time from csd's ZeroMQ hashblock (received here too) to each of 1,000 connected
-//       miners receiving the new job (p50, p99 over every miner of every round; goal p99 <= 20 ms);
+// cs-pool, from one run against a real csd (regtest) and a real cs-pool process, each figure a
+// ratio to its floor measured in the same run, in rounds that alternate with the pool's (which
+// goes first alternates too), so that both see the same load on a shared machine:
+//   (a) share validation: shares per second through the pool's share path (real TCP miners on
+//       loopback pipelining valid solutions: JSON, job lookup, Equihash on -verifythreads threads,
+//       the LMDB write, the reply; the miners in a session of their own, bench/pool-share-miners.ts,
+//       as they are not on the pool's host) ÷ bare Equihash checks of the same shares on as many
+//       threads of this process (checkHeaderSolution and nothing else); the median over pairs of
+//       adjacent rounds of the pool's rate ÷ the floor's (goal >= 0.80);
+//   (b) job fan-out to 1,000 miners: per round, the p99 over the miners of the time from csd's
+//       ZeroMQ hashblock (received here too) to each miner receiving its new job ÷ per round,
+//       the p99 over 1,000 other receivers of the time from a bare node:net loop starting to
+//       write the same notify bytes to their sockets (in a process of its own, as the pool is) to
+//       each one receiving them; the median over pairs of adjacent rounds (goal <= 1.05). The
+//       pool's time includes fetching and building the template: the floor is the write alone;
 //   (c) the pool process's memory per connected idle miner (RSS growth / miners).
-// Regtest shares are (48,5): their Equihash check is far cheaper than ZelHash's (125,4), so (a) is
-// the pessimistic case for the stratum overhead.
+// Regtest shares are (48,5). POOL_BENCH_VERIFY_THREADS (default 1) sets -verifythreads and the
+// floor's thread count; POOL_BENCH_PROFILE=<dir> writes CPU profiles of the pool and the miners.
 //   node --conditions=@cs/source --import tsx bench/pool.ts
-import { fork } from 'node:child_process';
+import { type ChildProcess, fork } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { createServer, type Socket } from 'node:net';
+import { connect } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { REGTEST, checkHeaderSolution, fromHex } from '@cs/consensus';
-import { headerPrefix } from '@cs/stratum';
+import type { Worker } from 'node:worker_threads';
+import { startWorker } from '@cs/runtime/worker';
 import { Subscriber } from 'zeromq';
 import { PoolProcess, startNode } from '../packages/cs-pool/test/pool-harness.ts';
-import { StratumClient } from '../packages/cs-pool/test/stratum-client.ts';
 import { median, percentile } from './lib/stats.ts';
 
-const SHARES_PER_CONNECTION = 1500;
-/** Sent and answered before the measured ones: the bare baseline is the best of three warm passes, so the pool's path is warm too. */
-const WARMUP_PER_CONNECTION = 500;
+const VERIFY_THREADS = Number(process.env.POOL_BENCH_VERIFY_THREADS ?? 1);
 const CONNECTIONS = 4;
+/** Per connection and round: 1,200 shares a round, a few hundred milliseconds of checks. */
+const SHARES_PER_ROUND = 300;
+const SHARE_ROUNDS = 9;
+/** Sent and answered before the measured rounds, so that the pool's path is warm (JIT, LMDB's maps). */
+const WARMUP_PER_CONNECTION = 500;
 const MINERS = 1000;
-const ROUNDS = 10;
+const FANOUT_ROUNDS = 25;
+const SHARE_GOAL = 0.8;
+const FANOUT_GOAL = 1.05;
+
+const verdict = (pass: boolean) => (pass ? 'PASS' : 'MISS');
 
 /** CPU ms a process (or one of its threads: the main thread's id is the process's) has used, from /proc (10 ms ticks). */
 const cpuMs = (pid: number, tid?: number) => {
@@ -35,185 +50,242 @@ const cpuMs = (pid: number, tid?: number) => {
 };
 const rssKb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]);
 
-const { node, zmq } = await startNode();
-const address = await node.call<string>('getnewaddress');
-await node.call('generatetoaddress', 1, address);
-const pool = new PoolProcess(node, zmq, ['-maxperip=5000', '-maxconnections=5000', '-loglevel=info', '-txrefresh=3600', '-processinterval=30']);
-// POOL_BENCH_PROFILE=<dir>: CPU profiles of the pool process and of the miners' process, written there.
 const profileDir = process.env.POOL_BENCH_PROFILE ?? null;
-if (profileDir) pool.nodeArgs = ['--cpu-prof', `--cpu-prof-dir=${profileDir}`];
-await pool.start();
+const execArgv = ['--conditions=@cs/source', '--import', 'tsx', ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [])];
 
-/** bench/pool-miners.ts in a child process: connect, then rounds of arm -> each miner's first notify time (ns). */
-function startMiners() {
-  const child = fork(fileURLToPath(new URL('pool-miners.ts', import.meta.url)), {
-    execArgv: ['--conditions=@cs/source', '--import', 'tsx', ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [])],
+/** The next message of `child` that `want` accepts. */
+function nextMessage<T>(child: ChildProcess, want: (m: unknown) => boolean): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const onMessage = (m: unknown) => {
+      if (!want(m)) return;
+      child.off('message', onMessage);
+      child.off('exit', onExit);
+      resolve(m as T);
+    };
+    const onExit = (code: number) => reject(new Error(`a bench process exited with ${code}`));
+    child.on('message', onMessage);
+    child.once('exit', onExit);
   });
-  const next = <T>(want: (m: unknown) => boolean) =>
-    new Promise<T>((resolve, reject) => {
-      const onMessage = (m: unknown) => {
-        if (!want(m)) return;
-        child.off('message', onMessage);
-        child.off('exit', onExit);
-        resolve(m as T);
-      };
-      const onExit = (code: number) => reject(new Error(`the miners' process exited with ${code}`));
-      child.on('message', onMessage);
-      child.once('exit', onExit);
-    });
+}
+
+/** bench/pool-miners.ts in a child process: connect, then rounds of arm -> each receiver's first notify time (ns). */
+function startReceivers(port: number, login: string) {
+  const child = fork(fileURLToPath(new URL('pool-miners.ts', import.meta.url)), { execArgv });
+  const ready = nextMessage(child, (m) => m === 'ready');
+  child.send({ connect: port, login, count: MINERS });
   return {
-    connect(port: number): Promise<unknown> {
-      const ready = next((m) => m === 'ready');
-      child.send({ connect: port, login: `${address}.m`, count: MINERS });
-      return ready;
-    },
+    ready,
     /** Resolves once armed, with the promise of the receipt times (wrapped: an async function would wait for it). */
     async arm(): Promise<{ received: Promise<number[]> }> {
-      const armed = next((m) => m === 'armed');
+      const armed = nextMessage(child, (m) => m === 'armed');
       child.send('arm');
       await armed;
-      return { received: next<{ times: number[] }>((m) => typeof m === 'object' && m !== null && 'times' in m).then((m) => m.times) };
+      return { received: nextMessage<{ times: number[] }>(child, (m) => typeof m === 'object' && m !== null && 'times' in m).then((m) => m.times) };
     },
     close: () => child.send('close'),
   };
 }
 
-/**
- * The floor under (b) on this machine: another 1,000 receivers like the miners, fed by a bare loop
- * writing a notify-sized line to each socket, no pool and no template in between. Its rounds
- * alternate with the pool's, so that both see the same load.
- */
-async function bareFanout() {
-  const line = Buffer.from(`{"id":null,"method":"mining.notify","params":[${'"00",'.repeat(60)}true]}\n`);
-  const sockets: Socket[] = [];
-  const server = createServer((s) => {
-    sockets.push(s);
-    s.setNoDelay(true);
-    s.resume();
-    s.write(line);
+/** The pool's notify line as a miner receives it, bytes and all: what the floor writes. */
+function notifyLine(port: number, login: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1');
+    let text = '';
+    socket.setEncoding('utf8');
+    socket.on('error', reject);
+    socket.on('data', (chunk: string) => {
+      text += chunk;
+      const line = text.split('\n').find((l, i, all) => i < all.length - 1 && l.includes('"mining.notify"'));
+      if (line === undefined) return;
+      socket.destroy();
+      resolve(`${line}\n`);
+    });
+    socket.write(
+      `{"id":1,"method":"mining.subscribe","params":["bench/1.0",null]}\n{"id":2,"method":"mining.authorize","params":["${login}","x"]}\n`,
+    );
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const receivers = startMiners();
-  await receivers.connect((server.address() as { port: number }).port);
+}
+
+/** (b)'s floor: bench/pool-floor-writer.ts writing `line` to its own 1,000 receivers. */
+async function startFloorWriter(line: string) {
+  const writer = fork(fileURLToPath(new URL('pool-floor-writer.ts', import.meta.url)), { execArgv });
+  const listening = nextMessage<{ port: number }>(writer, (m) => typeof m === 'object' && m !== null && 'port' in m);
+  writer.send({ line });
+  const receivers = startReceivers((await listening).port, 'floor.r');
+  await receivers.ready;
   return {
-    bytes: line.length,
-    /** One round: the loop's time and the last receipt, ms after the loop started. */
-    async round(): Promise<{ loop: number; last: number }> {
+    /** One round: each receiver's latency (ms) from the loop's start. */
+    async round(): Promise<number[]> {
       const { received } = await receivers.arm();
-      const t0 = Number(process.hrtime.bigint());
-      for (const s of sockets) s.write(line);
-      const loop = (Number(process.hrtime.bigint()) - t0) / 1e6;
-      return { loop, last: (Math.max(...(await received)) - t0) / 1e6 };
+      const started = nextMessage<{ started: number }>(writer, (m) => typeof m === 'object' && m !== null && 'started' in m);
+      writer.send('write');
+      const t0 = (await started).started;
+      return (await received).map((t) => (t - t0) / 1e6);
     },
     close(): void {
       receivers.close();
-      for (const s of sockets) s.destroy();
-      server.close();
+      writer.send('close');
     },
   };
 }
 
+/** (a)'s floor: `threads` bench/pool-floor-verify.ts threads, each checking its part of a round's shares. */
+function startFloorVerifiers(threads: number) {
+  const workers: Worker[] = Array.from({ length: threads }, () => startWorker(import.meta.url, 'pool-floor-verify'));
+  const reply = <T>(w: Worker) => new Promise<T>((resolve) => w.once('message', resolve));
+  return {
+    /** Checks `shares` (each a header ‖ solution record of `record` bytes, concatenated); the wall time in ms. */
+    async round(records: Uint8Array, record: number): Promise<number> {
+      const count = records.length / record;
+      const loaded = workers.map((w, i) => {
+        const part = records.slice(Math.floor((count * i) / threads) * record, Math.floor((count * (i + 1)) / threads) * record);
+        const r = reply(w);
+        w.postMessage({ records: part, record });
+        return r;
+      });
+      await Promise.all(loaded);
+      const done = workers.map((w) => reply<{ valid: number }>(w));
+      const t0 = performance.now();
+      for (const w of workers) w.postMessage('go');
+      const valid = (await Promise.all(done)).reduce((sum, d) => sum + d.valid, 0);
+      const ms = performance.now() - t0;
+      if (valid !== count) throw new Error(`the floor found ${count - valid} invalid shares`);
+      return ms;
+    },
+    close: () => Promise.all(workers.map((w) => w.terminate())),
+  };
+}
+
+const { node, zmq } = await startNode();
+const address = await node.call<string>('getnewaddress');
+await node.call('generatetoaddress', 1, address);
+const pool = new PoolProcess(node, zmq, [
+  '-maxperip=5000',
+  '-maxconnections=5000',
+  '-loglevel=info',
+  '-txrefresh=3600',
+  '-processinterval=30',
+  `-verifythreads=${VERIFY_THREADS}`,
+]);
+if (profileDir) pool.nodeArgs = ['--cpu-prof', `--cpu-prof-dir=${profileDir}`];
+await pool.start();
+const pid = pool.proc!.pid!;
+
 try {
   // Memory first, on a fresh process; then job fan-out to the same miners; then shares.
-  const results = { a: '', b: '', c: '' };
+  const lines: string[] = [];
   // (c) Memory per idle miner: RSS before and after 1,000 subscribed, authorized miners.
   await new Promise((r) => setTimeout(r, 500));
-  const rssBefore = rssKb(pool.proc!.pid!);
-  const miners = startMiners();
-  await miners.connect(pool.ports!.plain);
+  const rssBefore = rssKb(pid);
+  const miners = startReceivers(pool.ports!.plain, `${address}.m`);
+  await miners.ready;
   await new Promise((r) => setTimeout(r, 1000));
-  const rssAfter = rssKb(pool.proc!.pid!);
-  results.c = `(c) memory per idle miner: ${(((rssAfter - rssBefore) * 1024) / MINERS / 1024).toFixed(1)} KiB (RSS ${rssBefore} -> ${rssAfter} KiB for ${MINERS} miners)`;
+  const rssAfter = rssKb(pid);
+  const rssLine = `(c) memory per idle miner: ${((rssAfter - rssBefore) / MINERS).toFixed(1)} KiB (RSS ${rssBefore} -> ${rssAfter} KiB for ${MINERS} miners)`;
 
-  // (b) hashblock to job, every miner of every round, both read on CLOCK_MONOTONIC at receipt.
+  // (b) Rounds of a new block to the pool's miners, alternating with rounds of the bare loop.
+  const line = await notifyLine(pool.ports!.plain, `${address}.probe`);
+  const floor = await startFloorWriter(line);
   const sub = new Subscriber();
   sub.connect(zmq);
   sub.subscribe('hashblock');
   // ZeroMQ's slow joiner: the subscription needs a moment to reach the publisher.
   await new Promise((r) => setTimeout(r, 500));
   const hashblocks = sub[Symbol.asyncIterator]();
-  const latencies: number[] = [];
-  const lasts: number[] = [];
-  const poolSide: number[] = [];
-  const fanout: number[] = [];
-  const fanoutCpu: number[] = [];
-  const floor = await bareFanout();
-  const floorLoops: number[] = [];
-  const floorLasts: number[] = [];
-  for (let round = 0; round < ROUNDS; round++) {
-    const bare = await floor.round();
-    floorLoops.push(bare.loop);
-    floorLasts.push(bare.last);
+  const poolRound = async () => {
     const { received } = await miners.arm();
     const hb = hashblocks.next().then(() => Number(process.hrtime.bigint()));
     await node.call('generatetoaddress', 1, address);
     const hashblockAt = await hb;
-    const per = (await received).map((t) => (t - hashblockAt) / 1e6);
-    latencies.push(...per);
-    lasts.push(Math.max(...per));
-    const metrics = await pool.api<string>('/metrics');
-    poolSide.push(Number(/^cs_pool_hashblock_to_jobs_seconds (\S+)$/m.exec(metrics)![1]) * 1000);
-    fanout.push(Number(/^cs_pool_job_fanout_seconds (\S+)$/m.exec(metrics)![1]) * 1000);
-    fanoutCpu.push(Number(/^cs_pool_job_fanout_cpu_seconds (\S+)$/m.exec(metrics)![1]) * 1000);
+    return (await received).map((t) => (t - hashblockAt) / 1e6);
+  };
+  const poolP99: number[] = [];
+  const floorP99: number[] = [];
+  const poolP50: number[] = [];
+  const floorP50: number[] = [];
+  const poolLoop: number[] = [];
+  for (let round = 0; round < FANOUT_ROUNDS; round++) {
+    let p: number[];
+    let f: number[];
+    if (round % 2 === 0) {
+      p = await poolRound();
+      f = await floor.round();
+    } else {
+      f = await floor.round();
+      p = await poolRound();
+    }
+    poolP99.push(percentile(p, 99));
+    poolP50.push(percentile(p, 50));
+    floorP99.push(percentile(f, 99));
+    floorP50.push(percentile(f, 50));
+    poolLoop.push(Number(/^cs_pool_job_fanout_seconds (\S+)$/m.exec(await pool.api<string>('/metrics'))![1]) * 1000);
   }
   sub.close();
-  const p99 = percentile(latencies, 99);
-  results.b = `(b) hashblock -> job at ${MINERS} miners over ${ROUNDS} blocks: p50 ${percentile(latencies, 50).toFixed(2)} ms, p99 ${p99.toFixed(2)} ms (${(p99 / 20).toFixed(2)}x the 20 ms goal), last miner median ${median(lasts).toFixed(2)} ms, worst ${Math.max(...lasts).toFixed(2)} ms; inside the pool, hashblock to the last job written: median ${median(poolSide).toFixed(2)} ms, worst ${Math.max(...poolSide).toFixed(2)} ms, of which writing to the ${MINERS} sockets: median ${median(fanout).toFixed(2)} ms (${median(fanoutCpu).toFixed(2)} ms of CPU)`;
   miners.close();
   floor.close();
-  results.b += `\n    baseline, in alternate rounds: a bare loop writing ${floor.bytes} bytes to each of ${MINERS} other receivers: loop median ${median(floorLoops).toFixed(2)} ms, last receipt median ${median(floorLasts).toFixed(2)} ms; the pool's last miner / the bare loop's last receipt: ${(median(lasts) / median(floorLasts)).toFixed(2)}`;
-  // (a) Pre-solved shares, none a block, so the job stays current while they are sent.
-  const conns: StratumClient[] = [];
-  const solved: string[][][] = [];
-  const warmup: string[][][] = [];
-  for (let i = 0; i < CONNECTIONS; i++) {
-    const c = await StratumClient.connect(pool.ports!.plain);
-    await c.subscribe();
-    await c.authorize(`${address}.bench${i}`);
-    conns.push(c);
-    const list: string[][] = [];
-    for (let n = 0; n < WARMUP_PER_CONNECTION + SHARES_PER_CONNECTION; n++)
-      list.push(c.solve(REGTEST.equihash, false, `${address}.bench${i}`).params);
-    warmup.push(list.slice(0, WARMUP_PER_CONNECTION));
-    solved.push(list.slice(WARMUP_PER_CONNECTION));
-  }
-  const bare = solved.flatMap((list, i) =>
-    list.map((p) => {
-      const c = conns[i];
-      const header = headerPrefix(c.job!.headerInput, c.job!.time, c.nonce1, fromHex(p[3]));
-      return { header, solution: fromHex(p[4]).subarray(1) };
-    }),
+  // Each pool round against the floor round beside it (the same load), the median over the pairs.
+  const fanout = median(poolP99.map((p, i) => p / floorP99[i]));
+  lines.push(
+    `(b) job fan-out to ${MINERS} miners, p99 / bare write p99: ${fanout.toFixed(3)} (goal <= ${FANOUT_GOAL}) ${verdict(fanout <= FANOUT_GOAL)}`,
+    `    median of ${FANOUT_ROUNDS} pairs of rounds (pool's p99 / the floor's beside it); ratio of the median p99s ${(median(poolP99) / median(floorP99)).toFixed(3)}: pool ${median(poolP99).toFixed(2)} ms from hashblock, bare ${median(floorP99).toFixed(2)} ms from the loop's start (${line.length} bytes to each socket); p50 ${median(poolP50).toFixed(2)} / ${median(floorP50).toFixed(2)} ms; the pool's write loop ${median(poolLoop).toFixed(2)} ms; pool/bare p99 per round ${poolP99.map((p, i) => (p / floorP99[i]).toFixed(2)).join(' ')}`,
   );
-  const total = bare.length;
-  // Bare verification, best of three passes.
-  let bareBest = Number.POSITIVE_INFINITY;
-  let bareCpu = Number.POSITIVE_INFINITY;
-  for (let pass = 0; pass < 3; pass++) {
-    const cpu0 = process.cpuUsage();
-    const t0 = performance.now();
-    for (const s of bare) if (checkHeaderSolution(REGTEST.equihash, s.header, s.solution) !== 'ok') throw new Error('bad share');
-    bareBest = Math.min(bareBest, performance.now() - t0);
-    const cpu = process.cpuUsage(cpu0);
-    bareCpu = Math.min(bareCpu, (cpu.user + cpu.system) / 1000);
-  }
-  const warm = await Promise.all(warmup.map((list, i) => Promise.all(conns[i].sendEncoded(conns[i].encodeRequests('mining.submit', list)))));
-  if (!warm.flat().every((r) => r.result === true)) throw new Error('a warm-up share was refused');
-  // Each connection's submits are encoded before the clock starts and written at once.
-  const lines = solved.map((list, i) => conns[i].encodeRequests('mining.submit', list));
-  const pid = pool.proc!.pid!;
-  const [poolCpu0, mainCpu0] = [cpuMs(pid), cpuMs(pid, pid)];
-  const t0 = performance.now();
-  const replies = await Promise.all(lines.map((l, i) => Promise.all(conns[i].sendEncoded(l))));
-  const stratumMs = performance.now() - t0;
-  const [poolCpu, mainCpu] = [cpuMs(pid) - poolCpu0, cpuMs(pid, pid) - mainCpu0];
-  const accepted = replies.flat().filter((r) => r.result === true).length;
-  if (accepted !== total) throw new Error(`only ${accepted} of ${total} shares accepted`);
-  const bareRate = (total / bareBest) * 1000;
-  const stratumRate = (total / stratumMs) * 1000;
-  results.a = `(a) share validation: stratum path ${stratumRate.toFixed(0)}/s, bare Equihash ${bareRate.toFixed(0)}/s, ratio ${(stratumRate / bareRate).toFixed(3)} (goal >= 0.80); CPU per share: pool ${((poolCpu * 1000) / total).toFixed(0)} us (main thread ${((mainCpu * 1000) / total).toFixed(0)} us, ${((100 * mainCpu) / stratumMs).toFixed(0)}% of the wall time), bare ${((bareCpu * 1000) / total).toFixed(0)} us, CPU ratio ${(bareCpu / poolCpu).toFixed(3)}`;
-  for (const c of conns) c.close();
 
-  console.log([results.a, results.b, results.c].join('\n'));
+  // (a) The share miners log in, solve every round ahead and send the warm-up shares.
+  const shareMiners = fork(fileURLToPath(new URL('pool-share-miners.ts', import.meta.url)), { execArgv, detached: true, serialization: 'advanced' });
+  const solved = nextMessage<{ record: number; records: Uint8Array[] }>(shareMiners, (m) => typeof m === 'object' && m !== null && 'records' in m);
+  shareMiners.send({
+    port: pool.ports!.plain,
+    address,
+    connections: CONNECTIONS,
+    perConnection: SHARES_PER_ROUND,
+    rounds: SHARE_ROUNDS,
+    warmup: WARMUP_PER_CONNECTION,
+  });
+  const { record, records } = await solved;
+  const perRound = CONNECTIONS * SHARES_PER_ROUND;
+  const send = async (round: number) => {
+    const answered = nextMessage<{ ms: number }>(shareMiners, (m) => typeof m === 'object' && m !== null && 'ms' in m);
+    shareMiners.send({ round });
+    return (await answered).ms;
+  };
+  const verifiers = startFloorVerifiers(VERIFY_THREADS);
+  // Its threads warm too: one pass over the first round's shares.
+  await verifiers.round(records[0], record);
+  const poolRates: number[] = [];
+  const floorRates: number[] = [];
+  let poolCpu = 0;
+  let poolMainCpu = 0;
+  let floorCpu = 0;
+  const poolShares = async (r: number) => {
+    const [cpu0, main0] = [cpuMs(pid), cpuMs(pid, pid)];
+    poolRates.push((perRound / (await send(r))) * 1000);
+    poolCpu += cpuMs(pid) - cpu0;
+    poolMainCpu += cpuMs(pid, pid) - main0;
+  };
+  const floorShares = async (r: number) => {
+    const cpu0 = process.cpuUsage();
+    floorRates.push((perRound / (await verifiers.round(records[r], record))) * 1000);
+    const cpu = process.cpuUsage(cpu0);
+    floorCpu += (cpu.user + cpu.system) / 1000;
+  };
+  for (let r = 0; r < SHARE_ROUNDS; r++) {
+    if (r % 2 === 0) {
+      await poolShares(r);
+      await floorShares(r);
+    } else {
+      await floorShares(r);
+      await poolShares(r);
+    }
+  }
+  await verifiers.close();
+  shareMiners.send('close');
+  const shares = median(poolRates.map((p, i) => p / floorRates[i]));
+  const total = perRound * SHARE_ROUNDS;
+  lines.unshift(
+    `(a) share validation, pool / bare Equihash on ${VERIFY_THREADS} thread(s): ${shares.toFixed(3)} (goal >= ${SHARE_GOAL}) ${verdict(shares >= SHARE_GOAL)}`,
+    `    median of ${SHARE_ROUNDS} pairs of rounds of ${perRound} shares on ${CONNECTIONS} connections; ratio of the median rates ${(median(poolRates) / median(floorRates)).toFixed(3)}: pool ${median(poolRates).toFixed(0)}/s, bare ${median(floorRates).toFixed(0)}/s; pool/bare per round ${poolRates.map((p, i) => (p / floorRates[i]).toFixed(2)).join(' ')}; CPU per share: pool process ${((poolCpu * 1000) / total).toFixed(0)} us (main thread ${((poolMainCpu * 1000) / total).toFixed(0)} us), bare ${((floorCpu * 1000) / total).toFixed(0)} us`,
+  );
+  console.log([...lines, rssLine].join('\n'));
 } finally {
   // A profile is written when the process exits by itself.
   if (profileDir) await pool.stop();

@@ -4,7 +4,7 @@ import { Block, REGTEST, addressToScript, hashToHex, solveHeader, toHex, Writer 
 import { StratumError, StratumErrorCode } from './codec.ts';
 import { buildJob, encodeBlock, headerPrefix, notifyParams, parseNotify, type BlockTemplate } from './job.ts';
 import { parseSubmit } from './methods.ts';
-import { validateShare, type ShareContext } from './share.ts';
+import { checkShareSolution, openShare, settleShare, validateShare, type ShareContext } from './share.ts';
 import { targetToHex, UINT256_MAX } from './target.ts';
 
 const POOL_ADDRESS = 'csrt1qw508d6qejxtdg4y5r3zarvary0c5xw7k6zfa8x';
@@ -136,4 +136,28 @@ test('malformed submits are 20 with the reason', () => {
   const s = c.submit.solution;
   bad({ solution: s.slice(0, 10) + (s[10] === '0' ? '1' : '0') + s.slice(11) });
   assert.throws(() => parseSubmit(['w', 'j', 't']), StratumError);
+});
+
+test('opened and settled in order, as on other threads: a copy opened before the original is in is 22 at its settling', () => {
+  const c = ctx();
+  const original = openShare(c);
+  const copy = openShare(c);
+  assert.equal(checkShareSolution(c.job.equihash, copy), true);
+  assert.deepEqual(settleShare(c, original, true).hash, original.hash);
+  assert.throws(
+    () => settleShare(c, copy, true),
+    (e: unknown) => e instanceof StratumError && e.code === StratumErrorCode.DUPLICATE_SHARE,
+  );
+  // A refused share leaves no trace: the same bytes are judged again.
+  const other = ctx();
+  const bad = openShare(other);
+  assert.throws(
+    () => settleShare(other, bad, false),
+    (e: unknown) => e instanceof StratumError && e.code === StratumErrorCode.OTHER && e.message === 'invalid solution',
+  );
+  assert.throws(
+    () => settleShare({ ...other, target: 1n }, openShare(other), true),
+    (e: unknown) => e instanceof StratumError && e.code === StratumErrorCode.LOW_DIFFICULTY,
+  );
+  assert.equal(validateShare(other).target, UINT256_MAX);
 });

@@ -1,9 +1,21 @@
 /**
  * Share validation, in the order that costs least for bad input: shape and lengths, duplicate,
  * Equihash, then the hash against the share target. Every rejection is a StratumError with ZIP
- * 301's code; a stale job (21) is the caller's lookup, since only it knows the live jobs.
+ * 301's code; a stale job (21) is the caller's lookup, since only it knows the live jobs. A pool
+ * that checks Equihash on other threads opens the share (everything before Equihash), hands its
+ * header and solution over, and settles it with the answer, in the order opened: the same steps
+ * and the same errors as validateShare on one thread.
  */
-import { HEADER_BYTES, HEADER_INPUT_BYTES, HEADER_NONCE_BYTES, Writer, checkHeaderSolution, sha256d, solutionSize } from '@cs/consensus';
+import {
+  HEADER_BYTES,
+  HEADER_INPUT_BYTES,
+  HEADER_NONCE_BYTES,
+  Writer,
+  checkHeaderSolution,
+  sha256d,
+  solutionSize,
+  type EquihashParams,
+} from '@cs/consensus';
 import { StratumError, StratumErrorCode } from './codec.ts';
 import type { Job } from './job.ts';
 import type { SubmitParams } from './methods.ts';
@@ -50,12 +62,24 @@ function solutionPrefixHex(size: number): string {
   return prefix;
 }
 
+/** A share decoded and checked up to its Equihash solution. */
+export interface PendingShare {
+  /** The 140 header bytes. */
+  readonly header: Uint8Array;
+  /** Without its compactSize prefix. */
+  readonly solution: Uint8Array;
+  /** Internal byte order. */
+  readonly hash: Uint8Array;
+  /** The hash as shown (reversed hex): the duplicate key. */
+  readonly key: string;
+}
+
 /**
  * Per share, only the essentials: the submitted hex decoded once into the bytes the block will carry
  * (header ‖ compactSize ‖ solution), hashed once (the hash is also the duplicate key, 64 characters
- * whatever the solution size), Equihash on the same bytes, one compare against the share target.
+ * whatever the solution size), and a copy of an accepted share refused before its Equihash check.
  */
-export function validateShare(ctx: ShareContext): ValidShare {
+export function openShare(ctx: ShareContext): PendingShare {
   const { job, submit, nonce1 } = ctx;
   const nonce2Bytes = HEADER_NONCE_BYTES - nonce1.length;
   const size = solutionSize(job.equihash);
@@ -82,17 +106,37 @@ export function validateShare(ctx: ShareContext): ValidShare {
   if (time > ctx.now + ctx.maxFutureTime) throw new StratumError(StratumErrorCode.OTHER, 'time is too far in the future');
   const hash = sha256d(full);
   // The hash as shown (reversed): the duplicate key and, read as a number, what meets a target.
-  const shown = Buffer.from(hash).reverse().toString('hex');
-  if (ctx.seen.has(shown)) throw new StratumError(StratumErrorCode.DUPLICATE_SHARE, 'duplicate share');
-  const header = full.subarray(0, HEADER_BYTES);
-  const solution = full.subarray(HEADER_BYTES + prefix.length / 2);
-  if (checkHeaderSolution(job.equihash, header, solution) !== 'ok') throw new StratumError(StratumErrorCode.OTHER, 'invalid solution');
-  const value = BigInt(`0x${shown}`);
+  const key = Buffer.from(hash).reverse().toString('hex');
+  if (ctx.seen.has(key)) throw new StratumError(StratumErrorCode.DUPLICATE_SHARE, 'duplicate share');
+  return { header: full.subarray(0, HEADER_BYTES), solution: full.subarray(HEADER_BYTES + prefix.length / 2), hash, key };
+}
+
+/**
+ * The verdict on an opened share once its Equihash solution is checked (`solutionOk`): the valid
+ * share, recorded in `seen`, or the rejection. Settled in the order opened, shares checked on other
+ * threads get the answers of validateShare: a copy opened while the original was being checked is
+ * a duplicate here once the original is in.
+ */
+export function settleShare(ctx: ShareContext, pending: PendingShare, solutionOk: boolean): ValidShare {
+  if (ctx.seen.has(pending.key)) throw new StratumError(StratumErrorCode.DUPLICATE_SHARE, 'duplicate share');
+  if (!solutionOk) throw new StratumError(StratumErrorCode.OTHER, 'invalid solution');
+  const value = BigInt(`0x${pending.key}`);
   let target = ctx.target;
   if (value > target) {
     if (ctx.previousTarget === null || value > ctx.previousTarget) throw new StratumError(StratumErrorCode.LOW_DIFFICULTY, 'low difficulty share');
     target = ctx.previousTarget;
   }
-  ctx.seen.add(shown);
-  return { header, solution, hash, target, isBlock: value <= job.target };
+  ctx.seen.add(pending.key);
+  return { header: pending.header, solution: pending.solution, hash: pending.hash, target, isBlock: value <= ctx.job.target };
+}
+
+/** Whether an opened share's Equihash solution is valid, on the calling thread. */
+export function checkShareSolution(equihash: EquihashParams, pending: PendingShare): boolean {
+  return checkHeaderSolution(equihash, pending.header, pending.solution) === 'ok';
+}
+
+/** Validation on the calling thread, in the order that costs least for bad input. */
+export function validateShare(ctx: ShareContext): ValidShare {
+  const pending = openShare(ctx);
+  return settleShare(ctx, pending, checkShareSolution(ctx.job.equihash, pending));
 }

@@ -183,6 +183,15 @@ export const POOL_OPTIONS = {
     default: 30,
     min: 0,
   }),
+  verifythreads: integer({
+    category: 'stratum',
+    arg: '<n>',
+    description:
+      "Threads checking shares' Equihash solutions, so that the main thread keeps reading, answering and sending jobs meanwhile (0: on the main thread).",
+    default: 1,
+    min: 0,
+    max: 64,
+  }),
   maxconnections: integer({ category: 'stratum', arg: '<n>', description: 'Stratum connections in all.', default: 10_000, min: 1 }),
   maxperip: integer({ category: 'stratum', arg: '<n>', description: 'Stratum connections per IP address.', default: 256, min: 1 }),
   bantime: decimal({ category: 'stratum', arg: '<seconds>', description: 'Seconds an IP stays banned once it is.', default: 600, min: 0 }),

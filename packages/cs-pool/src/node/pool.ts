@@ -142,6 +142,7 @@ export class Pool {
         targetGraceMs: o.num('targetgrace') * 1000,
         sessionTtlMs: 10 * 60_000,
         instance: o.str('instanceid') === '' ? null : o.num('instanceid', 0, 255),
+        verifyThreads: o.num('verifythreads', 0, 64),
       },
       net,
       jobs,

@@ -20,8 +20,11 @@ import {
   targetFromHex,
   targetToDifficulty,
   targetToHex,
-  validateShare,
+  openShare,
+  settleShare,
   type Job,
+  type PendingShare,
+  type ShareContext,
   type StratumId,
   type ValidShare,
 } from '@cs/stratum';
@@ -31,6 +34,7 @@ import { crashArmed, crashPoint } from '../node/crash.ts';
 import type { Connection, Login } from './connection.ts';
 import type { JobManager } from './jobs.ts';
 import type { Nonce1Allocator } from './nonce1.ts';
+import type { ShareVerifier } from './verifier.ts';
 
 /** A job's mining.notify line, encoded once for every miner it goes to: bytes for broadcasts, text for a connection's queue. */
 export interface NotifyLine {
@@ -43,6 +47,7 @@ export interface MethodsDeps {
   readonly jobs: JobManager;
   readonly nonces: Nonce1Allocator;
   readonly stats: PoolStats;
+  readonly verifier: ShareVerifier;
   /** Is this a valid address of the network? */
   readonly validateAddress: (address: string) => Promise<boolean>;
   /** The output script of a validated address (a solo finder's coinbase output). */
@@ -146,7 +151,15 @@ export class StratumMethods {
   /** The notify line of the connection's current job; null before its first authorize. */
   jobLine(c: Connection, clean: boolean): NotifyLine | null {
     if (c.payout === null) return null;
-    const job = this.deps.jobs.jobFor(c.payout === '' ? null : { address: c.payout, script: c.payoutScript! });
+    return this.notifyLine(this.deps.jobs.jobFor(c.payout === '' ? null : { address: c.payout, script: c.payoutScript! }), clean);
+  }
+
+  /** The pool job's notify line: looked up once for all of a broadcast's pool miners. */
+  poolJobLine(clean: boolean): NotifyLine {
+    return this.notifyLine(this.deps.jobs.jobFor(null), clean);
+  }
+
+  private notifyLine(job: Job, clean: boolean): NotifyLine {
     let lines = this.notifyLines.get(job);
     if (!lines) {
       const line = (cleanJobs: boolean) => {
@@ -172,26 +185,48 @@ export class StratumMethods {
       stats.share(login.stats, 'stale', 0, now);
       throw new StratumError(StratumErrorCode.JOB_NOT_FOUND, 'job not found');
     }
+    const ctx: ShareContext = {
+      job: live.job,
+      nonce1: c.nonce1!,
+      submit,
+      target: c.target,
+      previousTarget: now < c.previousTargetUntil ? c.previousTarget : null,
+      seen: live.seen,
+      now: Math.floor(now / 1000),
+      maxFutureTime: net.maxFutureBlockTime,
+    };
+    let share: PendingShare;
+    try {
+      share = openShare(ctx);
+    } catch (e) {
+      throw this.rejected(c, login, e, now);
+    }
+    const verdict = this.deps.verifier.check(share);
+    if (typeof verdict === 'boolean') return this.settle(c, id, login, ctx, share, verdict, now);
+    return verdict.then((ok) => this.settle(c, id, login, ctx, share, ok, now));
+  }
+
+  /** The share judged on its solution's verdict (on this thread or another: the same steps), then stored. */
+  private settle(
+    c: Connection,
+    id: StratumId,
+    login: Login,
+    ctx: ShareContext,
+    pending: PendingShare,
+    solutionOk: boolean,
+    now: number,
+  ): Promise<void> {
+    const { net } = this.deps;
     let share: ValidShare;
     try {
-      share = validateShare({
-        job: live.job,
-        nonce1: c.nonce1!,
-        submit,
-        target: c.target,
-        previousTarget: now < c.previousTargetUntil ? c.previousTarget : null,
-        seen: live.seen,
-        now: Math.floor(now / 1000),
-        maxFutureTime: net.maxFutureBlockTime,
-      });
+      share = settleShare(ctx, pending, solutionOk);
     } catch (e) {
-      if (e instanceof StratumError) {
-        const outcome = e.code === StratumErrorCode.DUPLICATE_SHARE ? 'duplicate' : e.code === StratumErrorCode.LOW_DIFFICULTY ? 'low' : 'invalid';
-        stats.share(login.stats, outcome, 0, now);
-        this.countInvalid(c);
-      }
-      throw e;
+      throw this.rejected(c, login, e, now);
     }
+    // Counted for the invalid-share cut-off when judged, as refusals are, not once stored: pipelined
+    // shares are judged long before their group commit, and the refusals among them would
+    // otherwise be measured against none of the valid ones.
+    c.valid++;
     if (c.worth.target !== share.target) {
       c.worth = {
         target: share.target,
@@ -200,13 +235,22 @@ export class StratumMethods {
       };
     }
     const { difficulty, weight } = c.worth;
-    const stored = this.deps.storeShare(login, live.job, share, difficulty, weight);
+    const stored = this.deps.storeShare(login, ctx.job, share, difficulty, weight);
     return stored.then(() => this.accepted(c, id, login, difficulty, now));
+  }
+
+  /** A share refused by validation: counted by outcome and toward the invalid-share cut-off; the error to throw. */
+  private rejected(c: Connection, login: Login, e: unknown, now: number): unknown {
+    if (e instanceof StratumError) {
+      const outcome = e.code === StratumErrorCode.DUPLICATE_SHARE ? 'duplicate' : e.code === StratumErrorCode.LOW_DIFFICULTY ? 'low' : 'invalid';
+      this.deps.stats.share(login.stats, outcome, 0, now);
+      this.countInvalid(c);
+    }
+    return e;
   }
 
   /** A valid share is durable: counted, acknowledged, and vardiff hears of it. */
   private accepted(c: Connection, id: StratumId, login: Login, difficulty: number, now: number): void {
-    c.valid++;
     c.lastValidShare = now;
     this.deps.stats.share(login.stats, 'valid', difficulty, now);
     c.send(encodeResult(id, true));

@@ -1,7 +1,8 @@
 /**
  * The ZIP 301 stratum server: TCP and TLS listeners, one Connection per miner (connection.ts),
- * its requests answered in slices (the methods are in methods.ts), job broadcasts, vardiff's idle
- * sweep, bans (bans.ts) and connection limits. Shares that pass validation go to the `onShare` callback
+ * its requests answered in slices (the methods are in methods.ts), shares' Equihash checks on
+ * verifier threads (verifier.ts), job broadcasts, vardiff's idle sweep, bans (bans.ts) and
+ * connection limits. Shares that pass validation go to the `onShare` callback
  * (accounting) before the miner hears `true`.
  */
 import { createServer as createTcpServer, type Server, type Socket } from 'node:net';
@@ -26,6 +27,7 @@ import { Connection, NO_LINES } from './connection.ts';
 import type { JobManager } from './jobs.ts';
 import { StratumMethods } from './methods.ts';
 import { Nonce1Allocator } from './nonce1.ts';
+import { ShareVerifier } from './verifier.ts';
 import { Vardiff, type VardiffConfig } from './vardiff.ts';
 
 export interface PortConfig {
@@ -61,6 +63,8 @@ export interface ServerConfig {
   readonly sessionTtlMs: number;
   /** NONCE_1's first byte; null picks one at random. */
   readonly instance: number | null;
+  /** Threads checking shares' Equihash solutions; 0 checks them on the main thread. */
+  readonly verifyThreads: number;
 }
 
 export interface AcceptedShare {
@@ -96,6 +100,7 @@ export class StratumServer {
   private readonly bans: Bans;
   private readonly nonces: Nonce1Allocator;
   private readonly methods: StratumMethods;
+  private readonly verifier: ShareVerifier;
   private sweepTimer: NodeJS.Timeout | null = null;
   private readonly minTarget: bigint;
   private readonly maxTarget: bigint;
@@ -114,11 +119,13 @@ export class StratumServer {
     // Harder difficulty is a smaller target.
     this.minTarget = difficultyToTarget(config.vardiff.maxDifficulty, net.powLimit);
     this.maxTarget = difficultyToTarget(config.vardiff.minDifficulty, net.powLimit);
+    this.verifier = new ShareVerifier(config.verifyThreads, net.equihash, log);
     this.methods = new StratumMethods({
       net,
       jobs,
       nonces: this.nonces,
       stats,
+      verifier: this.verifier,
       validateAddress: (address) => hooks.validateAddress(address),
       addressScript: (address) => hooks.addressScript(address),
       storeShare: (login, job, share, difficulty, weight) =>
@@ -170,6 +177,7 @@ export class StratumServer {
     await Promise.all(this.servers.map((s) => new Promise((r) => s.close(r))));
     clearTimeout(cutOff);
     for (const c of this.connections) c.socket.destroy();
+    await this.verifier.close();
   }
 
   private accept(socket: Socket, port: PortConfig): void {
@@ -253,12 +261,19 @@ export class StratumServer {
    * lets the event loop turn before going on. A 64 KB chunk of pipelined submits is a few hundred
    * Equihash checks: answered in one go, it held up every other miner, new jobs and LMDB's group
    * commit (whose steps each wait for a turn) for tens of milliseconds per connection, so shares
-   * waited for their commit long enough to outlive young-generation collections.
+   * waited for their commit long enough to outlive young-generation collections. With the checks
+   * on verifier threads a slice goes much further, so the threads' queue bounds it too: past its
+   * limit connections stop being read until the threads catch up.
    */
   private work(c: Connection): void {
     const until = performance.now() + TURN_SLICE_MS;
     while (c.next < c.backlog.length) {
       if (c.closed || c.socket.destroyed) return;
+      if (this.verifier.saturated) {
+        c.socket.pause();
+        this.verifier.whenDrained(() => this.work(c));
+        return;
+      }
       if (!this.request(c, c.backlog[c.next++])) return;
       if (c.next < c.backlog.length && performance.now() >= until) {
         c.socket.pause();
@@ -307,9 +322,10 @@ export class StratumServer {
   private broadcastJob(clean: boolean): void {
     const started = performance.now();
     const cpu = process.cpuUsage();
+    const pool = this.methods.poolJobLine(clean).bytes;
     for (const c of this.connections) {
-      const line = this.methods.jobLine(c, clean);
-      if (line) c.sendNow(line.bytes);
+      if (c.payout === '') c.sendNow(pool);
+      else if (c.payout !== null) c.sendNow(this.methods.jobLine(c, clean)!.bytes);
     }
     this.stats.jobFanoutMs = performance.now() - started;
     const used = process.cpuUsage(cpu);
