@@ -43,6 +43,8 @@ export class Walkthrough {
   readonly results: LineResult[] = [];
   private env: Record<string, string>;
   private readonly started: ChildProcess[] = [];
+  /** What the background processes printed, for the failure messages. */
+  private backgroundOutput = '';
 
   /** `prelude` is bash run before each line (the alias the document defines, as a function). */
   constructor(private readonly prelude = '') {
@@ -75,12 +77,8 @@ export class Walkthrough {
   /** Starts a long-running command of the document (npm start) in the background, in its own process group. */
   background(command: string, args: readonly string[]): ChildProcess {
     const proc = spawn(command, args, { cwd: ROOT, env: this.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-    let output = '';
-    proc.stdout!.on('data', (d: Buffer) => (output += d));
-    proc.stderr!.on('data', (d: Buffer) => (output += d));
-    proc.on('exit', () => {
-      (proc as ChildProcess & { output?: string }).output = output;
-    });
+    proc.stdout!.on('data', (d: Buffer) => (this.backgroundOutput += d));
+    proc.stderr!.on('data', (d: Buffer) => (this.backgroundOutput += d));
     this.started.push(proc);
     return proc;
   }
@@ -106,7 +104,7 @@ export class Walkthrough {
   /** Runs a helper command (not a line of the document) in the same environment. */
   async query(command: string): Promise<string> {
     const { code, stdout, stderr } = await this.bash(`${this.prelude}\nset -aeo pipefail\n${command}\nenv -0 >&3`);
-    if (code !== 0) throw new Error(`"${command}" exited with ${code}:\n${stderr}`);
+    if (code !== 0) throw new Error(`"${command}" exited with ${code}:\n${stderr}\nbackground output:\n${this.backgroundOutput}`);
     return stdout;
   }
 
