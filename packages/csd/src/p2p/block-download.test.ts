@@ -72,6 +72,9 @@ test('a peer holding the window start while another has nothing left inside the 
     }
   }
   assert.equal(d.inFlightCount(1), MAX_BLOCKS_IN_TRANSIT_PER_PEER);
+  // Past the stall timeout the full window is still the staller's case: nothing moves, the caller drops peer 1.
+  const late = d.plan(2, best, 10 * BLOCK_STALLING_TIMEOUT_MS);
+  assert.deepEqual([late.moved, late.staller], [[], 1]);
   assert.equal(d.oldestRequest(1), 0);
   assert.equal(d.stallTimeoutMs, BLOCK_STALLING_TIMEOUT_MS);
   d.stallerDropped();

@@ -3,10 +3,10 @@
  * in-flight bookkeeping): blocks of a peer's best header chain are requested in height order
  * from a window of BLOCK_DOWNLOAD_WINDOW blocks past the fork with our tip, at most
  * MAX_BLOCKS_IN_TRANSIT_PER_PEER from one peer, each block from one peer at a time. The chain
- * connects them in order as they complete its data. A block another peer has held in flight
- * longer than the stall timeout is moved to a peer that has it and nothing else to fetch, window
- * full or not; when the window is full, the peer holding its first block is also the staller
- * (Core's), which the caller disconnects.
+ * connects them in order as they complete its data. When the window is full and another peer
+ * holds its first block, that peer is the staller (Core's), which the caller disconnects; short of
+ * that, a block another peer has held in flight longer than the stall timeout is moved to a peer
+ * that has it and nothing else to fetch, however short the chain.
  */
 import { findFork, type BlockIndexEntry } from '../chain/block-index.ts';
 
@@ -61,7 +61,9 @@ export class BlockDownload {
       blocks.push(e);
       if (blocks.length === free) break;
     }
-    const moved = blocks.length === 0 ? this.stalledOnPath(path, peer, free, nowMs) : [];
+    // A full window held up by another peer is Core's staller case (disconnected by the caller); short of that, blocks move.
+    const windowBlocked = blocks.length === 0 && best.height > windowEnd && windowStartHolder !== null && windowStartHolder !== peer;
+    const moved = blocks.length === 0 && !windowBlocked ? this.stalledOnPath(path, peer, free, nowMs) : [];
     for (const { entry, from } of moved) {
       this.perPeer.get(from)?.delete(entry.hashHex);
       blocks.push(entry);
@@ -73,7 +75,6 @@ export class BlockDownload {
       mine.add(e.hashHex);
     }
     this.perPeer.set(peer, mine);
-    const windowBlocked = blocks.length === 0 && best.height > windowEnd && windowStartHolder !== null && windowStartHolder !== peer;
     return { blocks, moved, staller: windowBlocked ? windowStartHolder : null };
   }
 
