@@ -971,7 +971,7 @@ export interface RpcMethods {
     readonly named: { readonly blockhash: string };
     readonly result: null;
   };
-  /** List all manually banned IPs/Subnets. (result approximate) */
+  /** List all manually banned IPs/Subnets, then the addresses discouraged for misbehaving (until restart or clearbanned; not connected to, first evicted), marked "discouraged": true. (result approximate) */
   readonly listbanned: {
     readonly params: readonly [];
     readonly named: Record<string, never>;
@@ -1365,6 +1365,12 @@ export interface RpcMethods {
     readonly named: { readonly timestamp: number };
     readonly result: null;
   };
+  /** Disable/enable all p2p network activity. Disabling disconnects every peer and stops connecting and accepting connections until it is enabled again. */
+  readonly setnetworkactive: {
+    readonly params: readonly [state: boolean];
+    readonly named: { readonly state: boolean };
+    readonly result: boolean;
+  };
   /** Set the transaction fee rate in coins/kvB for this wallet. Overrides the global -paytxfee command line parameter. */
   readonly settxfee: {
     readonly params: readonly [amount: number | string];
@@ -1591,4 +1597,4 @@ export interface RpcMethods {
 }
 
 /** The names of every method, in order; `help` lists exactly these. */
-export const RPC_METHOD_NAMES = ['abandontransaction', 'abortrescan', 'addnode', 'backupwallet', 'claimopoipayout', 'clearbanned', 'createrawtransaction', 'decoderawtransaction', 'decodescript', 'disconnectnode', 'dumpprivkey', 'encryptwallet', 'estimatesmartfee', 'fundrawtransaction', 'generateblock', 'generatetoaddress', 'getaddednodeinfo', 'getaddressinfo', 'getbalance', 'getbalances', 'getbestblockhash', 'getblock', 'getblockchaininfo', 'getblockcount', 'getblockhash', 'getblockheader', 'getblocktemplate', 'getchaintips', 'getconnectioncount', 'getdifficulty', 'getmempoolancestors', 'getmempooldescendants', 'getmempoolentry', 'getmempoolinfo', 'getmininginfo', 'getmodelmanifest', 'getnettotals', 'getnetworkhashps', 'getnetworkinfo', 'getnewaddress', 'getopoiaudit', 'getopoicontent', 'getopoirequest', 'getopoistake', 'getopoistats', 'getpeerinfo', 'getprioritisedtransactions', 'getrawchangeaddress', 'getrawmempool', 'getrawtransaction', 'getrpcinfo', 'gettransaction', 'gettxout', 'gettxoutsetinfo', 'getunconfirmedbalance', 'getwalletinfo', 'getzmqnotifications', 'help', 'importaddress', 'importprivkey', 'invalidateblock', 'listbanned', 'listlockunspent', 'listmodelmanifests', 'listopoiaudits', 'listopoirequests', 'listopoiresponses', 'listopoistakes', 'listsinceblock', 'listtransactions', 'listunspent', 'listwallets', 'lockunspent', 'ping', 'prioritisetransaction', 'publishopoianswer', 'reconsiderblock', 'registermodelmanifest', 'releaseopoistake', 'renewopoistake', 'rescanblockchain', 'restorewallet', 'savemempool', 'sendmany', 'sendrawtransaction', 'sendtoaddress', 'setban', 'setmocktime', 'settxfee', 'signmessage', 'signrawtransactionwithkey', 'signrawtransactionwithwallet', 'stakeopoi', 'stop', 'submitblock', 'submitopoichallenge', 'submitopoicontent', 'submitopoirequest', 'submitopoiresponse', 'submitopoiresponsecommit', 'submitopoiverdict', 'submitopoiverdictcommit', 'testmempoolaccept', 'unstakeopoi', 'uptime', 'validateaddress', 'verifymessage', 'walletlock', 'walletpassphrase', 'walletpassphrasechange'] as const;
+export const RPC_METHOD_NAMES = ['abandontransaction', 'abortrescan', 'addnode', 'backupwallet', 'claimopoipayout', 'clearbanned', 'createrawtransaction', 'decoderawtransaction', 'decodescript', 'disconnectnode', 'dumpprivkey', 'encryptwallet', 'estimatesmartfee', 'fundrawtransaction', 'generateblock', 'generatetoaddress', 'getaddednodeinfo', 'getaddressinfo', 'getbalance', 'getbalances', 'getbestblockhash', 'getblock', 'getblockchaininfo', 'getblockcount', 'getblockhash', 'getblockheader', 'getblocktemplate', 'getchaintips', 'getconnectioncount', 'getdifficulty', 'getmempoolancestors', 'getmempooldescendants', 'getmempoolentry', 'getmempoolinfo', 'getmininginfo', 'getmodelmanifest', 'getnettotals', 'getnetworkhashps', 'getnetworkinfo', 'getnewaddress', 'getopoiaudit', 'getopoicontent', 'getopoirequest', 'getopoistake', 'getopoistats', 'getpeerinfo', 'getprioritisedtransactions', 'getrawchangeaddress', 'getrawmempool', 'getrawtransaction', 'getrpcinfo', 'gettransaction', 'gettxout', 'gettxoutsetinfo', 'getunconfirmedbalance', 'getwalletinfo', 'getzmqnotifications', 'help', 'importaddress', 'importprivkey', 'invalidateblock', 'listbanned', 'listlockunspent', 'listmodelmanifests', 'listopoiaudits', 'listopoirequests', 'listopoiresponses', 'listopoistakes', 'listsinceblock', 'listtransactions', 'listunspent', 'listwallets', 'lockunspent', 'ping', 'prioritisetransaction', 'publishopoianswer', 'reconsiderblock', 'registermodelmanifest', 'releaseopoistake', 'renewopoistake', 'rescanblockchain', 'restorewallet', 'savemempool', 'sendmany', 'sendrawtransaction', 'sendtoaddress', 'setban', 'setmocktime', 'setnetworkactive', 'settxfee', 'signmessage', 'signrawtransactionwithkey', 'signrawtransactionwithwallet', 'stakeopoi', 'stop', 'submitblock', 'submitopoichallenge', 'submitopoicontent', 'submitopoirequest', 'submitopoiresponse', 'submitopoiresponsecommit', 'submitopoiverdict', 'submitopoiverdictcommit', 'testmempoolaccept', 'unstakeopoi', 'uptime', 'validateaddress', 'verifymessage', 'walletlock', 'walletpassphrase', 'walletpassphrasechange'] as const;

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { createHash, randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { Daemon, RpcCallError } from './daemon.ts';
+import { waitUntil } from './p2p-test-peer.ts';
 
 type Json = Record<string, unknown>;
 
@@ -16,15 +17,6 @@ const sha256 = (data: string | Buffer) => createHash('sha256').update(data).dige
 const node = () => new Daemon({ args: ['-rpcratelimit=0', '-fallbackfee=0.0002', '-rest', '-restratelimit=0'] });
 const tipOf = (d: Daemon) => d.call<string>('getbestblockhash');
 const addr = (d: Daemon) => `127.0.0.1:${d.p2pPort}`;
-
-/** Polls until `check` holds; fails (never on timing alone) when it does not within five minutes (a loaded 2-core machine). */
-async function waitUntil(what: string, check: () => Promise<boolean>): Promise<void> {
-  const deadline = Date.now() + 300_000;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
 
 /** The RPC error `p` fails with; fails the test if it succeeds or fails otherwise. */
 async function rpcError(p: Promise<unknown>, code: number, message: RegExp): Promise<void> {

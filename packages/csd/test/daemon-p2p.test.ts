@@ -6,26 +6,17 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { BlockHeader, fromHex, REGTEST } from '@cs/consensus';
+import { type BlockHeader, REGTEST } from '@cs/consensus';
 import { assembleBlock, coinbaseTx, mine, withWitnessCommitment } from '../../consensus/test/blocks.ts';
 import { mutate, prng } from '../../consensus/test/fuzz.ts';
 import { encodeFrame } from '../src/p2p/framing.ts';
 import { encodePayload } from '../src/p2p/messages.ts';
 import { MAX_HEADERS_RESULTS, MSG_WITNESS_BLOCK } from '../src/p2p/protocol.ts';
 import { Daemon } from './daemon.ts';
-import { TestPeer } from './p2p-test-peer.ts';
+import { headerAt, TestPeer, waitUntil } from './p2p-test-peer.ts';
 
 const ADDRESS = 'csrt1qw508d6qejxtdg4y5r3zarvary0c5xw7k6zfa8x';
 const CHAIN_LENGTH = 1100;
-
-/** Polls until `check` holds; fails (never on timing alone) when it does not within five minutes (a loaded 2-core machine). */
-async function waitUntil(what: string, check: () => Promise<boolean>): Promise<void> {
-  const deadline = Date.now() + 300_000;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
 
 /** Tests poll often and send from the wallet before fee estimates exist. */
 const node = () => new Daemon({ args: ['-rpcratelimit=0', '-fallbackfee=0.0001'] });
@@ -36,11 +27,6 @@ const addr = (d: Daemon) => `127.0.0.1:${d.p2pPort}`;
 async function synced(d: Daemon, to: Daemon): Promise<void> {
   const target = await tipOf(to);
   await waitUntil(`${addr(d)} reaches ${target}`, async () => (await tipOf(d)) === target);
-}
-
-async function headerAt(d: Daemon, height: number): Promise<BlockHeader> {
-  const hash = await d.call<string>('getblockhash', height);
-  return BlockHeader.decode(fromHex(await d.call<string>('getblockheader', hash, false)));
 }
 
 describe('p2p network', { concurrency: false }, () => {

@@ -2,10 +2,26 @@
 // loopback, completes the handshake, records what the node sends, and sends what the test asks,
 // well-formed or not.
 import { connect, type Socket } from 'node:net';
-import { REGTEST } from '@cs/consensus';
+import { BlockHeader, fromHex, REGTEST } from '@cs/consensus';
 import { encodeFrame, FrameDecoder } from '../src/p2p/framing.ts';
 import { decodePayload, encodePayload, isKnownCommand, type Message } from '../src/p2p/messages.ts';
 import { LOCAL_SERVICES, PROTOCOL_VERSION } from '../src/p2p/protocol.ts';
+import type { Daemon } from './daemon.ts';
+
+/** Polls until `check` holds; fails (never on timing alone) when it does not within five minutes (a loaded 2-core machine). */
+export async function waitUntil(what: string, check: () => Promise<boolean>): Promise<void> {
+  const deadline = Date.now() + 300_000;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+/** The header of `d`'s active chain at `height`, for a test peer to announce. */
+export async function headerAt(d: Daemon, height: number): Promise<BlockHeader> {
+  const hash = await d.call<string>('getblockhash', height);
+  return BlockHeader.decode(fromHex(await d.call<string>('getblockheader', hash, false)));
+}
 
 export class TestPeer {
   readonly received: Message[] = [];

@@ -107,7 +107,7 @@ export class Mempool {
   private readonly chain: Chain;
   private readonly opoi: OpoiMempoolRules;
   private readonly policy: PolicyOptions;
-  private readonly limits: PackageLimits;
+  readonly limits: PackageLimits;
   private readonly maxBytes: number;
   private readonly expirySeconds: number;
   private readonly fullRbf: boolean;

@@ -30,11 +30,21 @@ test('bans cover their subnet until they expire, and persist', async () => {
   }
 });
 
-test('discouragement is remembered per address and cleared with the bans', () => {
-  const bans = new BanList('/nonexistent', () => 0);
-  bans.discourage('1.2.3.4');
+test('discouragement is remembered per address, with when and why, and cleared with the bans', () => {
+  let now = 100;
+  const bans = new BanList('/nonexistent', () => now);
+  bans.discourage('1.2.3.4', 'invalid header: bad-diffbits');
+  now = 200;
+  bans.discourage('5.6.7.8', 'non-continuous headers sequence');
+  bans.discourage('1.2.3.4', 'a second offence');
   assert.ok(bans.isDiscouraged('1.2.3.4'), 'a discouraged address is not discouraged');
+  // The first offence is kept; the address moves to the end, last out when the table fills.
+  assert.deepEqual(bans.discouragements(), [
+    { host: '5.6.7.8', since: 200, reason: 'non-continuous headers sequence' },
+    { host: '1.2.3.4', since: 100, reason: 'invalid header: bad-diffbits' },
+  ]);
   assert.ok(!bans.isDiscouraged('1.2.3.5'), 'discouragement spread to a neighbour');
   bans.clear();
   assert.ok(!bans.isDiscouraged('1.2.3.4'), 'discouragement was not cleared');
+  assert.deepEqual(bans.discouragements(), []);
 });

@@ -19,9 +19,18 @@ export const DEFAULT_BANTIME = 24 * 60 * 60;
 /** Discouraged addresses remembered at most (Core keeps them in a 50,000-entry rolling filter). */
 const MAX_DISCOURAGED = 50_000;
 
+/** A discouraged address: when and why (the first misbehaviour; later ones only move it to the end). */
+export interface Discouragement {
+  readonly host: string;
+  /** Unix seconds. */
+  readonly since: number;
+  readonly reason: string;
+}
+
 export class BanList {
   private readonly bans = new Map<string, { ban: Ban; matcher: AllowList }>();
-  private readonly discouraged = new Set<string>();
+  /** In insertion order, the oldest first out when full. */
+  private readonly discouraged = new Map<string, Discouragement>();
 
   constructor(
     private readonly path: string,
@@ -80,9 +89,16 @@ export class BanList {
     return [...this.bans.values()].map((b) => b.ban);
   }
 
-  discourage(host: string): void {
-    if (this.discouraged.size >= MAX_DISCOURAGED) this.discouraged.delete(this.discouraged.values().next().value!);
-    this.discouraged.add(host);
+  discourage(host: string, reason: string): void {
+    const known = this.discouraged.get(host);
+    this.discouraged.delete(host);
+    if (this.discouraged.size >= MAX_DISCOURAGED) this.discouraged.delete(this.discouraged.keys().next().value!);
+    this.discouraged.set(host, known ?? { host, since: this.now(), reason });
+  }
+
+  /** The discouraged addresses, oldest first. */
+  discouragements(): Discouragement[] {
+    return [...this.discouraged.values()];
   }
 
   isDiscouraged(host: string): boolean {

@@ -72,6 +72,9 @@ test('a peer holding the window start while another has nothing left inside the 
     }
   }
   assert.equal(d.inFlightCount(1), MAX_BLOCKS_IN_TRANSIT_PER_PEER);
+  // Past the stall timeout the full window is still the staller's case: nothing moves, the caller drops peer 1.
+  const late = d.plan(2, best, 10 * BLOCK_STALLING_TIMEOUT_MS);
+  assert.deepEqual([late.moved, late.staller], [[], 1]);
   assert.equal(d.oldestRequest(1), 0);
   assert.equal(d.stallTimeoutMs, BLOCK_STALLING_TIMEOUT_MS);
   d.stallerDropped();
@@ -79,4 +82,36 @@ test('a peer holding the window start while another has nothing left inside the 
   assert.equal(d.stallTimeoutMs, 4 * BLOCK_STALLING_TIMEOUT_MS);
   d.progressed();
   assert.equal(d.stallTimeoutMs, 2 * BLOCK_STALLING_TIMEOUT_MS);
+});
+
+test('blocks a peer withholds past the stall timeout move to a peer that has nothing else to fetch, before the window is full', () => {
+  const chain = headerChain(100);
+  const best = chain[100];
+  const d = new BlockDownload({ tip: chain[0] });
+  // Peer 1 is asked for 1..16 and never sends them; peer 2 delivers the other 84.
+  assert.equal(d.plan(1, best, 0).blocks.length, MAX_BLOCKS_IN_TRANSIT_PER_PEER);
+  for (let t = 0; ; t++) {
+    const plan = d.plan(2, best, t);
+    if (plan.blocks.length === 0) break;
+    for (const e of plan.blocks) {
+      d.received(e.hashHex);
+      e.status |= BlockStatus.HAVE_DATA;
+    }
+  }
+  // Not yet: the timeout has not passed, and the window is not full, so there is no staller either.
+  assert.deepEqual(d.plan(2, best, BLOCK_STALLING_TIMEOUT_MS), { blocks: [], moved: [], staller: null });
+  const plan = d.plan(2, best, BLOCK_STALLING_TIMEOUT_MS + 1);
+  assert.deepEqual(
+    plan.blocks.map((e) => e.height),
+    Array.from({ length: MAX_BLOCKS_IN_TRANSIT_PER_PEER }, (_, i) => i + 1),
+  );
+  assert.deepEqual([...new Set(plan.moved.map((m) => m.from))], [1]);
+  assert.equal(d.inFlightCount(1), 0);
+  assert.equal(d.requestedFrom(chain[1].hashHex), 2);
+  assert.equal(d.oldestRequest(2), BLOCK_STALLING_TIMEOUT_MS + 1);
+  // The next move waits twice as long; a late copy from peer 1 still counts as the one expected.
+  assert.equal(d.stallTimeoutMs, 2 * BLOCK_STALLING_TIMEOUT_MS);
+  assert.equal(d.received(chain[1].hashHex), 2);
+  // A peer never takes its own blocks over.
+  assert.deepEqual(d.plan(2, best, 10 * BLOCK_STALLING_TIMEOUT_MS).moved, []);
 });

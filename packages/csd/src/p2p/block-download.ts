@@ -3,8 +3,10 @@
  * in-flight bookkeeping): blocks of a peer's best header chain are requested in height order
  * from a window of BLOCK_DOWNLOAD_WINDOW blocks past the fork with our tip, at most
  * MAX_BLOCKS_IN_TRANSIT_PER_PEER from one peer, each block from one peer at a time. The chain
- * connects them in order as they complete its data. A peer that holds the window's first block
- * while the others have nothing left to fetch is the staller.
+ * connects them in order as they complete its data. When the window is full and another peer
+ * holds its first block, that peer is the staller (Core's), which the caller disconnects; short of
+ * that, a block another peer has held in flight longer than the stall timeout is moved to a peer
+ * that has it and nothing else to fetch, however short the chain.
  */
 import { findFork, type BlockIndexEntry } from '../chain/block-index.ts';
 
@@ -20,7 +22,10 @@ export const BLOCK_STALLING_TIMEOUT_MS = 2000;
 export const BLOCK_STALLING_TIMEOUT_MAX_MS = 64_000;
 
 export interface DownloadPlan {
+  /** To request from the peer: new blocks, or those moved to it (also listed in `moved`). */
   readonly blocks: BlockIndexEntry[];
+  /** Blocks taken from peers that held them past the stall timeout, with the peer each was taken from. */
+  readonly moved: readonly { readonly entry: BlockIndexEntry; readonly from: number }[];
   /** The peer holding the window's first block while this one could get nothing: stalling us. */
   readonly staller: number | null;
 }
@@ -37,7 +42,7 @@ export class BlockDownload {
     const tip = this.chain.tip;
     const mine = this.perPeer.get(peer) ?? new Set<string>();
     const free = MAX_BLOCKS_IN_TRANSIT_PER_PEER - mine.size;
-    if (!best || best.isFailed() || best.chainWork <= tip.chainWork || free <= 0) return { blocks: [], staller: null };
+    if (!best || best.isFailed() || best.chainWork <= tip.chainWork || free <= 0) return { blocks: [], moved: [], staller: null };
     const fork = findFork(best, tip);
     const windowEnd = fork.height + BLOCK_DOWNLOAD_WINDOW;
     const path: BlockIndexEntry[] = [];
@@ -56,13 +61,32 @@ export class BlockDownload {
       blocks.push(e);
       if (blocks.length === free) break;
     }
+    // A full window held up by another peer is Core's staller case (disconnected by the caller); short of that, blocks move.
+    const windowBlocked = blocks.length === 0 && best.height > windowEnd && windowStartHolder !== null && windowStartHolder !== peer;
+    const moved = blocks.length === 0 && !windowBlocked ? this.stalledOnPath(path, peer, free, nowMs) : [];
+    for (const { entry, from } of moved) {
+      this.perPeer.get(from)?.delete(entry.hashHex);
+      blocks.push(entry);
+    }
+    // One move per stall timeout: a slow link is given longer next time, as a dropped staller is.
+    if (moved.length > 0) this.stallerDropped();
     for (const e of blocks) {
       this.inFlight.set(e.hashHex, { peer, at: nowMs });
       mine.add(e.hashHex);
     }
     this.perPeer.set(peer, mine);
-    const windowBlocked = blocks.length === 0 && best.height > windowEnd && windowStartHolder !== null && windowStartHolder !== peer;
-    return { blocks, staller: windowBlocked ? windowStartHolder : null };
+    return { blocks, moved, staller: windowBlocked ? windowStartHolder : null };
+  }
+
+  /** Up to `free` blocks of `path`, in order, that other peers have held in flight longer than the stall timeout. */
+  private stalledOnPath(path: readonly BlockIndexEntry[], peer: number, free: number, nowMs: number) {
+    const out: { entry: BlockIndexEntry; from: number }[] = [];
+    for (const e of path) {
+      if (out.length === free) break;
+      const f = this.inFlight.get(e.hashHex);
+      if (f && f.peer !== peer && nowMs - f.at > this.stallTimeoutMs) out.push({ entry: e, from: f.peer });
+    }
+    return out;
   }
 
   /** The peer a block is expected from, or null when it is not in flight. */

@@ -75,6 +75,13 @@ export class BlockSync {
     for (const s of this.deps.peers.values()) {
       if (!s.peer.handshakeDone || s.peer.closed) continue;
       const plan = this.download.plan(s.peer.id, s.bestKnown, nowMs);
+      if (plan.moved.length > 0) {
+        const from = [...new Set(plan.moved.map((m) => m.from))];
+        this.deps.log.info(
+          { peer: s.peer.id, from, blocks: plan.moved.length, first: plan.moved[0].entry.height },
+          'block download stalled: blocks moved to another peer',
+        );
+      }
       if (plan.blocks.length > 0) {
         s.peer.send({ command: 'getdata', items: plan.blocks.map((e) => ({ type: MSG_WITNESS_BLOCK, hash: e.hash })) });
       }

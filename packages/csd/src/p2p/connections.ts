@@ -28,8 +28,8 @@ export interface ConnectionsDeps {
   readonly addrman: AddressManager;
   readonly options: NetworkOptions;
   readonly log: Logger;
-  /** Whether the network is shutting down: no connection is taken or made then. */
-  readonly stopped: () => boolean;
+  /** Whether the network is shutting down or turned off (setnetworkactive false): no connection is taken or made then. */
+  readonly offline: () => boolean;
   /** Makes a connected socket a peer of the network. */
   readonly addPeer: (socket: Socket, address: NetAddress, type: ConnectionType, noban: boolean, target: string | null) => PeerState;
 }
@@ -91,7 +91,7 @@ export class Connections {
     const { peers, banlist } = this.deps;
     const host = normalizeHost(socket.remoteAddress ?? '');
     const noban = this.whitelist.allows(host);
-    if (this.deps.stopped() || (!noban && banlist.isBanned(host))) {
+    if (this.deps.offline() || (!noban && banlist.isBanned(host))) {
       socket.destroy();
       return;
     }
@@ -128,7 +128,7 @@ export class Connections {
    */
   connectTo(target: string, type: ConnectionType, addedKey: string | null, oneShot = false): void {
     const parsed = splitHostPort(target);
-    if (!parsed || this.pending.has(target)) return;
+    if (!parsed || this.pending.has(target) || this.deps.offline()) return;
     const port = parsed.port ?? this.deps.options.port;
     this.pending.add(target);
     const socket = tcpConnect({ host: parsed.host, port });
@@ -143,7 +143,7 @@ export class Connections {
       socket.setTimeout(0);
       socket.removeAllListeners('error');
       this.pending.delete(target);
-      if (this.deps.stopped()) {
+      if (this.deps.offline()) {
         socket.destroy();
         return;
       }
@@ -156,7 +156,7 @@ export class Connections {
 
   /** Retries the manual targets and fills the outbound slots, one new connection per call. */
   openConnections(nowMs: number): void {
-    if (this.deps.stopped()) return;
+    if (this.deps.offline()) return;
     const { options: o, peers, banlist } = this.deps;
     const manual = o.connect.length > 0 ? o.connect : [...this.addedNodes.keys()];
     for (const target of manual) {

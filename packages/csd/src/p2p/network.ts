@@ -56,8 +56,8 @@ export class Network {
   private closedBytes = { sent: 0, received: 0 };
   private started = false;
   private stopped = false;
-  /** setnetworkactive is not offered; the field is getnetworkinfo's. */
-  readonly active = true;
+  /** setnetworkactive: while false no connection is made or taken (getnetworkinfo's networkactive). */
+  private networkActive = true;
 
   constructor(private readonly deps: NetworkDeps) {
     const misbehaving = (peer: Peer, reason: string) => this.misbehaving(peer, reason);
@@ -69,7 +69,7 @@ export class Network {
       addrman: this.addrman,
       options: deps.options,
       log: deps.log,
-      stopped: () => this.stopped,
+      offline: () => this.stopped || !this.networkActive,
       addPeer: (socket, address, type, noban, target) => this.addPeer(socket, address, type, noban, target),
     });
     this.sync = new BlockSync({ chain: deps.chain, peers: this.peers, log: deps.log, misbehaving });
@@ -169,7 +169,7 @@ export class Network {
   private misbehaving(peer: Peer, reason: string): void {
     const exempt = peer.noban || peer.type === 'manual';
     this.deps.log.warn({ peer: peer.id, addr: peer.address.host, reason, discouraged: !exempt }, 'peer misbehaving');
-    if (!exempt) this.banlist.discourage(peer.address.host);
+    if (!exempt) this.banlist.discourage(peer.address.host, reason);
     peer.close(`misbehaving: ${reason}`);
   }
 
@@ -329,6 +329,21 @@ export class Network {
   }
 
   // ---- what RPC and metrics read ----
+
+  get active(): boolean {
+    return this.networkActive;
+  }
+
+  /**
+   * setnetworkactive (Core's CConnman::SetNetworkActive): off disconnects every peer and stops
+   * connecting and accepting until turned on again; on, the next tick connects again.
+   */
+  setActive(active: boolean): void {
+    if (active === this.networkActive) return;
+    this.networkActive = active;
+    this.deps.log.info({ active }, `network activity ${active ? 'enabled' : 'disabled'} (setnetworkactive)`);
+    if (!active) for (const s of this.peers.values()) s.peer.close('network disabled (setnetworkactive false)');
+  }
 
   get localAddresses(): readonly { host: string; port: number }[] {
     return this.connections.localAddresses;

@@ -58,7 +58,8 @@ export function registerNetworkMethods(registry: RpcRegistry, ctx: NetworkRpcCon
       '  "relaytxes" : bool, "lastsend" : n, "lastrecv" : n, "bytessent" : n, "bytesrecv" : n, "conntime" : n, "timeoffset" : n,',
       '  "pingtime" : n, "minping" : n, "version" : n, "subver" : "str", "inbound" : bool, "connection_type" : "str",',
       '  "startingheight" : n, "synced_headers" : n, "synced_blocks" : n, "inflight" : n, "permissions" : [...],',
-      '  "minfeefilter" : n, "bytessent_per_msg" : {...}, "bytesrecv_per_msg" : {...}',
+      '  "minfeefilter" : n, "discouraged" : bool, "bytessent_per_msg" : {...}, "bytesrecv_per_msg" : {...}',
+      '  (discouraged: the address misbehaved before; an inbound peer from it is the first evicted, see listbanned)',
       '}, ... ]',
     ].join('\n'),
     examples: [{ args: [] }],
@@ -97,6 +98,7 @@ export function registerNetworkMethods(registry: RpcRegistry, ctx: NetworkRpcCon
             inflight: network.blocksInFlight(peer.id),
             permissions: peer.noban ? ['noban'] : [],
             minfeefilter: feeRateToCoins(peer.feeFilter),
+            discouraged: network.banlist.isDiscouraged(peer.address.host),
             bytessent_per_msg: perMessage(peer.counters.sent),
             bytesrecv_per_msg: perMessage(peer.counters.received),
           };
@@ -256,19 +258,45 @@ export function registerNetworkMethods(registry: RpcRegistry, ctx: NetworkRpcCon
   registry.register({
     name: 'listbanned',
     category: 'Network',
-    description: 'List all manually banned IPs/Subnets.',
+    description:
+      'List all manually banned IPs/Subnets, then the addresses discouraged for misbehaving (until restart or clearbanned; not connected to, first evicted), marked "discouraged": true.',
     params: [],
-    result: '[ { "address" : "str", "ban_created" : n, "banned_until" : n, "ban_duration" : n, "time_remaining" : n }, ... ]',
+    result: [
+      '[ { "address" : "str", "ban_created" : n, "banned_until" : n, "ban_duration" : n, "time_remaining" : n, "discouraged" : false }, ...,',
+      '  { "address" : "ip/32|ip/128", "ban_created" : n (when discouraged), "discouraged" : true, "reason" : "str" (the misbehaviour) }, ... ]',
+    ].join('\n'),
     examples: [{ args: [] }],
     handler: async () => {
       const now = ctx.clock.now();
-      return network.banlist.list().map((b) => ({
+      const bans = network.banlist.list().map((b) => ({
         address: b.subnet,
         ban_created: b.created,
         banned_until: b.until,
         ban_duration: b.until - b.created,
         time_remaining: Math.max(0, b.until - now),
+        discouraged: false,
       }));
+      const discouraged = network.banlist.discouragements().map((d) => ({
+        address: BanList.normalize(d.host) ?? d.host,
+        ban_created: d.since,
+        discouraged: true,
+        reason: d.reason,
+      }));
+      return [...bans, ...discouraged];
+    },
+  });
+
+  registry.register({
+    name: 'setnetworkactive',
+    category: 'Network',
+    description:
+      'Disable/enable all p2p network activity. Disabling disconnects every peer and stops connecting and accepting connections until it is enabled again.',
+    params: [{ name: 'state', type: 'boolean', description: 'true to enable networking, false to disable' }],
+    result: 'true|false    (boolean) The value that was passed in',
+    examples: [{ args: [false] }],
+    handler: async ([state]) => {
+      network.setActive(state);
+      return network.active;
     },
   });
 

@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { hash160, p2wpkhScript, publicKeyCreate } from '@cs/consensus';
 import { feeForSize } from '../policy/feerate.ts';
 import { branchAndBound, knapsack, selectCoins, type Candidate, type SelectionParams } from './coin-selection.ts';
-import { fundTransaction, type FundingCoin } from './funding.ts';
+import { eligibilityFilters, isEligible, type CoinStanding } from './eligibility.ts';
+import { fundTransaction, type SelectableCoin } from './funding.ts';
 
 const candidate = (amount: bigint, fee = 0n, longTermFee = 0n): Candidate<bigint> => ({ coin: amount, amount, fee, longTermFee });
 const amounts = (c: readonly Candidate<bigint>[] | null) => (c ? c.map((x) => x.amount).sort((a, b) => Number(a - b)) : null);
@@ -69,20 +70,24 @@ test('selectCoins keeps the least wasteful result: a changeless set beats one wi
 
 const KEY = publicKeyCreate(new Uint8Array(32).fill(3), true);
 const SCRIPT = p2wpkhScript(hash160(KEY));
-const coin = (value: bigint, n: number): FundingCoin => ({
+const CONFIRMED: CoinStanding = { depth: 10, fromMe: false, ancestors: 0, descendants: 0 };
+const coin = (value: bigint, n: number, standing = CONFIRMED): SelectableCoin => ({
   outpoint: { txid: new Uint8Array(32).fill(n), vout: 0 },
   output: { value, scriptPubKey: SCRIPT },
   plan: { kind: 'p2wpkh', publicKey: KEY },
+  standing,
 });
+const ROUNDS = eligibilityFilters({ ancestorLimit: 25, descendantLimit: 25, includeUnsafe: false });
 
-function fund(values: bigint[], pay: bigint, subtractFee = false) {
+function fund(values: bigint[], pay: bigint, subtractFee = false, candidates = values.map((v, i) => coin(v, i))) {
   return fundTransaction({
     version: 2,
     locktime: 0,
     sequence: 0xfffffffd,
     recipients: [{ script: p2wpkhScript(new Uint8Array(20).fill(9)), amount: pay, subtractFee }],
     preset: [],
-    candidates: values.map(coin),
+    candidates,
+    filters: ROUNDS,
     addInputs: true,
     feeRate: 10_000n,
     discardRate: 10_000n,
@@ -115,4 +120,45 @@ test('funding: change when it is worth it, and the fee paid matches the rate on 
 
   assert.throws(() => fund([1000n], 2_000_000n), { kind: 'insufficient-funds', message: 'Insufficient funds' });
   assert.throws(() => fund([1_000_000n], 100n), { kind: 'create-failed', message: 'Transaction amount too small' });
+});
+
+test('eligibility rounds: confirmed coins first, then own unconfirmed change by the length of its mempool chain', () => {
+  const change = (ancestors: number, descendants = ancestors): CoinStanding => ({ depth: 0, fromMe: true, ancestors, descendants });
+  const theirs = (depth: number): CoinStanding => ({ depth, fromMe: false, ancestors: depth === 0 ? 1 : 0, descendants: depth === 0 ? 1 : 0 });
+  // The first round whose filter admits the coin (Core's order: (1,6,0), (1,1,0), (0,1,2), (0,1,4), (0,1,12), (0,1,24)).
+  const round = (s: CoinStanding, rounds = ROUNDS) => rounds.findIndex((f) => isEligible(s, f));
+  assert.equal(round({ depth: 1, fromMe: true, ancestors: 0, descendants: 0 }), 0);
+  assert.equal(round(theirs(6)), 0);
+  assert.equal(round(theirs(5)), 1);
+  assert.equal(round(change(1)), 2);
+  assert.equal(round(change(2, 3)), 3);
+  assert.equal(round(change(4)), 3);
+  assert.equal(round(change(5)), 4);
+  assert.equal(round(change(13)), 5);
+  assert.equal(round(change(24)), 5);
+  // At the limit a spend would break it; others' unconfirmed payments only when asked for.
+  assert.equal(round(change(25)), -1);
+  assert.equal(round(theirs(0)), -1);
+  assert.equal(round(theirs(0), eligibilityFilters({ ancestorLimit: 25, descendantLimit: 25, includeUnsafe: true })), 6);
+});
+
+test('funding: a confirmed coin pays before unconfirmed change that would fit better', () => {
+  const pay = 1_000_000n;
+  // Unconfirmed change just above the payment would be a changeless match; the confirmed 50-coin output is used instead.
+  const candidates = [coin(1_001_500n, 1, { depth: 0, fromMe: true, ancestors: 1, descendants: 1 }), coin(5_000_000_000n, 2)];
+  const confirmedFirst = fund([], pay, false, candidates);
+  assert.deepEqual(
+    confirmedFirst.coins.map((c) => c.output.value),
+    [5_000_000_000n],
+  );
+  // Only when the confirmed coins do not cover it does the change help.
+  const both = fund([], 5_000_500_000n, false, candidates);
+  assert.deepEqual(
+    both.coins.map((c) => c.output.value).sort((a, b) => Number(a - b)),
+    [1_001_500n, 5_000_000_000n],
+  );
+  // Change whose mempool chain is at the limit is never spent.
+  assert.throws(() => fund([], pay, false, [coin(2_000_000n, 3, { depth: 0, fromMe: true, ancestors: 25, descendants: 25 })]), {
+    kind: 'insufficient-funds',
+  });
 });

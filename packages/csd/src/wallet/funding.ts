@@ -8,7 +8,8 @@ import { Transaction, compactSizeLength, outpointKey, type OutPoint, type TxIn, 
 import { feeForSize, type FeeRate } from '../policy/feerate.ts';
 import { MAX_STANDARD_TX_WEIGHT } from '../policy/policy.ts';
 import { dustThreshold } from '../policy/standard.ts';
-import { changeOf, changeTarget, selectCoins, shuffle, type Candidate, type SelectionParams } from './coin-selection.ts';
+import { changeOf, changeTarget, selectCoins, shuffle, type Candidate, type Selection, type SelectionParams } from './coin-selection.ts';
+import { isEligible, type CoinEligibilityFilter, type CoinStanding } from './eligibility.ts';
 import { WalletError } from './errors.ts';
 import { MAX_TX_FEE } from './fee-policy.ts';
 import { dummySign, plannedInputWeight, type InputPlan } from './signer.ts';
@@ -18,6 +19,11 @@ export interface FundingCoin {
   readonly outpoint: OutPoint;
   readonly output: TxOut;
   readonly plan: InputPlan;
+}
+
+/** A coin selection may add, with what the eligibility rounds look at. */
+export interface SelectableCoin extends FundingCoin {
+  readonly standing: CoinStanding;
 }
 
 export interface FundingRecipient {
@@ -36,7 +42,9 @@ export interface FundingRequest {
   /** Inputs the caller chose (fundrawtransaction): kept first, in order, as given. */
   readonly preset: readonly { readonly input: TxIn; readonly coin: FundingCoin }[];
   /** Coins selection may add. */
-  readonly candidates: readonly FundingCoin[];
+  readonly candidates: readonly SelectableCoin[];
+  /** The eligibility rounds (eligibility.ts), strictest first: the first round that pays is used. */
+  readonly filters: readonly CoinEligibilityFilter[];
   readonly addInputs: boolean;
   readonly feeRate: FeeRate;
   readonly discardRate: FeeRate;
@@ -98,15 +106,19 @@ export function fundTransaction(req: FundingRequest): FundedTransaction {
     subtractFee: subtracting > 0,
     random: req.random,
   };
-  const candidate = (coin: FundingCoin): Candidate<FundingCoin> => {
+  const candidate = <C extends FundingCoin>(coin: C): Candidate<C> => {
     const weight = vbytes(plannedInputWeight(coin.plan));
     const fee = feeForSize(feeRate, weight);
     return { coin, amount: subtracting > 0 ? coin.output.value : coin.output.value - fee, fee, longTermFee: feeForSize(req.longTermRate, weight) };
   };
   const presetAmount = req.preset.reduce((sum, p) => sum + candidate(p.coin).amount, 0n);
   const presetKeys = new Set(req.preset.map((p) => outpointKey(p.coin.outpoint)));
-  const pool = req.addInputs ? req.candidates.filter((c) => !presetKeys.has(outpointKey(c.outpoint))).map(candidate) : [];
-  const selection = selectCoins(pool, params, presetAmount);
+  const pool = req.addInputs ? req.candidates.filter((c) => !presetKeys.has(outpointKey(c.outpoint))) : [];
+  let selection: Selection<SelectableCoin> | null = null;
+  for (const filter of req.filters) {
+    selection = selectCoins(pool.filter((c) => isEligible(c.standing, filter)).map(candidate), params, presetAmount);
+    if (selection) break;
+  }
   if (!selection) throw new WalletError('insufficient-funds', 'Insufficient funds');
 
   const selectedAmount = presetAmount + selection.candidates.reduce((sum, c) => sum + c.amount, 0n);

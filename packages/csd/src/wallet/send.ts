@@ -6,10 +6,11 @@
 import { hash160, hashToHex, toHex, type Transaction, type TxIn } from '@cs/consensus';
 import type { AcceptFailure } from '../mempool/results.ts';
 import { DUST_RELAY_TX_FEE } from '../policy/policy.ts';
-import { listCoins } from './coins.ts';
+import { listCoins, type WalletCoin } from './coins.ts';
+import { eligibilityFilters, type CoinStanding } from './eligibility.ts';
 import { WalletError } from './errors.ts';
 import { LONG_TERM_FEE_RATE, chooseFeeRate, discardRate, type FeeChoice, type FeeRequest } from './fee-policy.ts';
-import { fundTransaction, type FundedTransaction, type FundingCoin, type FundingRecipient } from './funding.ts';
+import { fundTransaction, type FundedTransaction, type FundingCoin, type FundingRecipient, type SelectableCoin } from './funding.ts';
 import type { Keyring } from './keyring.ts';
 import { outpointIdOf } from './ledger.ts';
 import { INTERNAL, type AddressType } from './records.ts';
@@ -56,19 +57,30 @@ export type SendOutcome =
   | { readonly kind: 'sent'; readonly txid: string; readonly fee: FeeChoice }
   | { readonly kind: 'rejected'; readonly failure: AcceptFailure };
 
+/** What the eligibility rounds need to know of a coin; the mempool figures are Core's getTransactionAncestry. */
+function standingOf(wallet: Wallet, coin: WalletCoin): CoinStanding {
+  const fromMe = wallet.view.debit(coin.wtx, 'all') > 0n;
+  const entry = coin.depth === 0 ? wallet.mempool.get(coin.txid) : undefined;
+  if (!entry) return { depth: coin.depth, fromMe, ancestors: 0, descendants: 0 };
+  // A spend becomes a descendant of every ancestor too: the fullest of them is what a limit meets.
+  let descendants = entry.countWithDescendants;
+  for (const a of wallet.mempool.ancestors(entry)) descendants = Math.max(descendants, a.countWithDescendants);
+  return { depth: coin.depth, fromMe, ancestors: entry.countWithAncestors, descendants };
+}
+
 /** The wallet's coins selection may use, with how each would be signed. */
-function fundingCoins(wallet: Wallet, keys: KeySource, opts: SpendOptions): FundingCoin[] {
+function fundingCoins(wallet: Wallet, keys: KeySource, opts: SpendOptions): SelectableCoin[] {
   const coins = listCoins(wallet.view, wallet.locks, {
     minDepth: opts.minConf,
     includeUnsafe: opts.includeUnsafe,
     scripts: opts.fromScripts,
   });
   const reserved = opts.spendStakedCoins ? null : wallet.stakedScripts();
-  const out: FundingCoin[] = [];
+  const out: SelectableCoin[] = [];
   for (const c of coins) {
     if (reserved?.has(toHex(c.output.scriptPubKey))) continue;
     const plan = c.spendable ? planInput(c.output.scriptPubKey, keys) : null;
-    if (plan) out.push({ outpoint: { txid: c.wtx.tx.txid, vout: c.vout }, output: c.output, plan });
+    if (plan) out.push({ outpoint: { txid: c.wtx.tx.txid, vout: c.vout }, output: c.output, plan, standing: standingOf(wallet, c) });
   }
   return out;
 }
@@ -115,6 +127,11 @@ function fund(
     recipients,
     preset: base.preset,
     candidates: fundingCoins(wallet, keys, opts),
+    filters: eligibilityFilters({
+      ancestorLimit: mempool.limits.ancestorCount,
+      descendantLimit: mempool.limits.descendantCount,
+      includeUnsafe: opts.includeUnsafe ?? false,
+    }),
     addInputs: base.addInputs,
     feeRate: fee.rate,
     discardRate: discardRate(wallet.feeEstimator),
