@@ -75,6 +75,11 @@ export class BlockSync {
     for (const s of this.deps.peers.values()) {
       if (!s.peer.handshakeDone || s.peer.closed) continue;
       const plan = this.download.plan(s.peer.id, s.bestKnown, nowMs);
+      // Under a loaded UTXO snapshot, the history below its base too, from peers that have it (Core's TryDownloadingHistoricalBlocks).
+      const history = this.deps.chain.snapshots.download;
+      if (history && s.bestKnown?.ancestor(history.target.height) === history.target) {
+        plan.blocks.push(...this.download.plan(s.peer.id, history.target, nowMs, history.from).blocks);
+      }
       if (plan.blocks.length > 0) {
         s.peer.send({ command: 'getdata', items: plan.blocks.map((e) => ({ type: MSG_WITNESS_BLOCK, hash: e.hash })) });
       }
