@@ -54,20 +54,29 @@ async function settled(d: Daemon, tip: string): Promise<void> {
   });
 }
 
-/** The snapshot file with a coin of its own added (`txid` display hex, vout 0): its body hash, which a test may then trust. */
-function doctor(file: string, out: string, txid: string): string {
+/**
+ * The snapshot file with `count` coins of its own added (txids `txid` and up, vout 0, 1,000 coins
+ * each), written to `out`: its content hash, which a node may then be told to trust.
+ */
+function doctor(file: string, out: string, txid: string, count = 1): string {
   const bytes = readFileSync(file);
-  const key = Buffer.concat([Buffer.from(txid, 'hex').reverse(), Buffer.alloc(4)]);
-  const coin = encodeCoin({ value: 1000n * 100_000_000n, scriptPubKey: Buffer.from('0014' + '11'.repeat(20), 'hex'), height: 50, coinbase: false });
-  const record = new Writer().u8(0).varBytes(key).varBytes(coin).finish();
+  const coin = encodeCoin({ value: 1000n * 100_000_000n, scriptPubKey: Buffer.from(`0014${'11'.repeat(20)}`, 'hex'), height: 50, coinbase: false });
+  const records: Uint8Array[] = [];
+  for (let i = 0; i < count; i++) {
+    const key = Buffer.concat([Buffer.from(txid, 'hex').reverse(), Buffer.alloc(4)]);
+    key.writeUInt32BE((0xeeeeeeee ^ i) >>> 0, 0);
+    records.push(new Writer().u8(0).varBytes(key).varBytes(coin).finish());
+  }
   const header = Buffer.from(bytes.subarray(0, HEADER_BYTES));
-  // The counts at the header's end: coins, then records (u64le each).
-  header.writeBigUInt64LE(header.readBigUInt64LE(HEADER_BYTES - 16) + 1n, HEADER_BYTES - 16);
-  header.writeBigUInt64LE(header.readBigUInt64LE(HEADER_BYTES - 8) + 1n, HEADER_BYTES - 8);
-  const body = Buffer.concat([record, bytes.subarray(HEADER_BYTES)]);
+  // The counts end the header: coins, then records (u64le each).
+  header.writeBigUInt64LE(header.readBigUInt64LE(HEADER_BYTES - 16) + BigInt(count), HEADER_BYTES - 16);
+  header.writeBigUInt64LE(header.readBigUInt64LE(HEADER_BYTES - 8) + BigInt(count), HEADER_BYTES - 8);
+  const body = Buffer.concat([...records, bytes.subarray(HEADER_BYTES)]);
   writeFileSync(out, Buffer.concat([header, body]));
   return createHash('sha256').update(body).digest('hex');
 }
+
+const FAKE_TXID = 'ee'.repeat(32);
 
 describe('UTXO snapshots', { concurrency: false }, () => {
   const a = node();
@@ -148,5 +157,70 @@ describe('UTXO snapshots', { concurrency: false }, () => {
       assert.equal((await chainstates(b)).chainstates.length, 1, when);
       assert.equal(await utxoHash(b), await utxoHash(a), when);
     });
+  });
+
+  test("a snapshot whose content is not the chain's is found out by the background validation, which the node falls back to", async () => {
+    const doctored = join(a.datadir, 'regtest', 'doctored.dat');
+    const hash = doctor(file, doctored, FAKE_TXID);
+    const c = node([`-assumeutxo=${BASE}:${dump.base_hash}:${hash}`]);
+    daemons.push(c);
+    await c.start();
+    await feedHeaders(c, await headers(a, TIP));
+    await rpcError(c.call('loadtxoutset', file), -32603, /Bad snapshot content hash/);
+    await c.call('loadtxoutset', doctored);
+    assert.equal((await c.call<Json>('gettxout', FAKE_TXID, 0)).value, 1000, 'the snapshot is trusted until validated');
+    // Part of the history, then kill -9 in the middle of the background validation.
+    for (let h = 1; h <= 50; h++) await c.call('submitblock', await a.call('getblock', await a.call('getblockhash', h), 0));
+    await waitUntil('the background chain state validates the blocks it has', async () => (await chainstates(c)).chainstates[0].blocks === 50);
+    await c.kill('SIGKILL');
+    await c.start();
+    const resumed = (await chainstates(c)).chainstates;
+    assert.deepEqual(
+      resumed.map((s) => [s.blocks, s.validated]),
+      [
+        [50, true],
+        [BASE, false],
+      ],
+    );
+    await c.call('addnode', `127.0.0.1:${a.p2pPort}`, 'onetry');
+    await settled(c, await a.call<string>('getbestblockhash'));
+    assert.equal(await c.call('gettxout', FAKE_TXID, 0), null);
+    assert.equal(await utxoHash(c), await utxoHash(a));
+    const warnings = (await c.call<Json>('getblockchaininfo')).warnings as string[];
+    assert.match(warnings[0], new RegExp(`UTXO snapshot at height ${BASE} .* failed background validation.*fell back to the fully validated chain`));
+    assert.match(readFileSync(c.debugLogPath, 'utf8'), /UTXO snapshot hash mismatch/);
+    await c.stop();
+    await c.start();
+    assert.equal(await c.call('getbestblockhash'), await a.call('getbestblockhash'));
+    assert.equal(((await c.call<Json>('getblockchaininfo')).warnings as string[]).length, 1, 'the verdict survives a restart');
+  });
+
+  test('kill -9 during a load leaves the node before the load or after it, never in between', async () => {
+    // A snapshot large enough that its load takes a while.
+    const big = join(a.datadir, 'regtest', 'big.dat');
+    const hash = doctor(file, big, FAKE_TXID, 300_000);
+    const d = node([`-assumeutxo=${BASE}:${dump.base_hash}:${hash}`]);
+    daemons.push(d);
+    await d.start();
+    await feedHeaders(d, await headers(a, TIP));
+    const loading = d.call('loadtxoutset', big).catch(() => undefined);
+    await waitUntil('the load starts', async () => readFileSync(d.debugLogPath, 'utf8').includes('loading a UTXO snapshot'));
+    await d.kill('SIGKILL');
+    await loading;
+    await d.start();
+    const height = await d.call<number>('getblockcount');
+    const txouts = (await d.call<Json>('gettxoutsetinfo', 'none')).txouts;
+    const states = (await chainstates(d)).chainstates.length;
+    if (height === 0) {
+      assert.deepEqual([txouts, states], [0, 1], 'back before the load');
+      console.log(
+        `# kill -9 landed during the load: ${readFileSync(d.debugLogPath, 'utf8').includes('load was interrupted') ? 'undone at restart' : 'before it wrote'}`,
+      );
+      await d.call('loadtxoutset', big);
+    } else {
+      assert.deepEqual([height, txouts, states], [BASE, (dump.coins_written as number) + 300_000, 2], 'after the load');
+    }
+    assert.equal(await d.call('getblockcount'), BASE);
+    assert.equal((await d.call<Json>('gettxoutsetinfo', 'none')).txouts, (dump.coins_written as number) + 300_000);
   });
 });

@@ -228,9 +228,10 @@ export class Snapshots {
       bg.putMeta('coins', Buffer.from(tip.hash));
       this.meta.setLoading(true);
     });
+    const h = file.header;
+    c.log.info({ coins: h.coins, height: base.height, hash: base.hashHex }, 'loading a UTXO snapshot');
     clearTables(c.db.stateTables());
     await fillTables(c.db, c.db.stateTables(), file.records(), nextTurn);
-    const h = file.header;
     const record: SnapshotRecord = {
       baseHash: base.hashHex,
       baseHeight: base.height,
