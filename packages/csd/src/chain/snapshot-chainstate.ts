@@ -126,11 +126,7 @@ export class Snapshots {
     const bgTables = this.c.db.background().stateTables();
     if (this.meta.loading) {
       this.c.log.warn('a UTXO snapshot load was interrupted: going back to the chain state before it');
-      clearTables(this.c.db.stateTables());
-      // The state before the load waits in the background tables, at the tip still stored.
-      fillTablesNow(this.c.db, this.c.db.stateTables(), tableRecords(bgTables));
-      this.c.db.write(() => this.meta.setLoading(false));
-      this.dropBackgroundTables();
+      this.undoLoad();
     }
     if (this.meta.fallingBack) this.replaceActiveState();
     this.record = this.meta.read();
@@ -138,6 +134,14 @@ export class Snapshots {
       this.c.db.background().getMeta('tip') !== undefined || bgTables.some((t) => (t.getStats() as { entryCount: number }).entryCount > 0);
     // A settled snapshot whose background tables were not yet dropped when the process ended.
     if (this.record?.state !== 'validating' && unsettled) this.dropBackgroundTables();
+  }
+
+  /** The state before a load waits in the background tables, at the tip still stored: it comes back. */
+  private undoLoad(): void {
+    clearTables(this.c.db.stateTables());
+    fillTablesNow(this.c.db, this.c.db.stateTables(), tableRecords(this.c.db.background().stateTables()));
+    this.c.db.write(() => this.meta.setLoading(false));
+    this.dropBackgroundTables();
   }
 
   /** At load, once the tip is set: an unvalidated snapshot's base is linked, so that the blocks after it can connect. */
@@ -230,8 +234,13 @@ export class Snapshots {
     });
     const h = file.header;
     c.log.info({ coins: h.coins, height: base.height, hash: base.hashHex }, 'loading a UTXO snapshot');
-    clearTables(c.db.stateTables());
-    await fillTables(c.db, c.db.stateTables(), file.records(), nextTurn);
+    try {
+      clearTables(c.db.stateTables());
+      await fillTables(c.db, c.db.stateTables(), file.records(), nextTurn);
+    } catch (e) {
+      this.undoLoad();
+      throw new SnapshotError(`the snapshot could not be written: ${(e as Error).message}`);
+    }
     const record: SnapshotRecord = {
       baseHash: base.hashHex,
       baseHeight: base.height,
