@@ -390,6 +390,7 @@ export class Chain {
       throw e;
     }
     this.snapshots.blockStored();
+    if (this.snapshots.defers(entry)) return { status: 'inconclusive', entry };
     await this.activateBestChain(this.tip, stored && raw ? { hashHex, block, raw } : undefined);
     // A stored block's record waits for its connect, which writes it; unless it did not connect.
     if (stored && !this.contains(entry) && !entry.isFailed()) this.store.writeIndex([entry]);

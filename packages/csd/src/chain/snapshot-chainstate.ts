@@ -71,6 +71,8 @@ export class Snapshots {
   private loop: Promise<void> | null = null;
   private stopped = false;
   private wake: (() => void) | null = null;
+  /** The base of a snapshot loadtxoutset is about to load: blocks up to it are only stored meanwhile. */
+  private pendingBase: BlockIndexEntry | null = null;
 
   constructor(private readonly c: ChainParts) {
     this.meta = new SnapshotMeta(c.db);
@@ -171,6 +173,17 @@ export class Snapshots {
     this.run(bg);
   }
 
+  /**
+   * Whether a block just stored waits instead of connecting: one below the base of a snapshot
+   * about to load. A syncing node queues blocks faster than it connects them, and connecting them
+   * would only delay the load (and grow the state it copies aside); the background chain state
+   * validates them afterwards.
+   */
+  defers(entry: BlockIndexEntry): boolean {
+    const base = this.pendingBase;
+    return base !== null && entry.height <= base.height && base.ancestor(entry.height) === entry;
+  }
+
   /** A block was stored: the background validation may be waiting for it. */
   blockStored(): void {
     this.wake?.();
@@ -185,11 +198,35 @@ export class Snapshots {
     if (this.record?.state === 'validating') throw new SnapshotError("Can't activate a snapshot-based chainstate more than once");
     let file: Awaited<ReturnType<typeof readSnapshot>>;
     try {
-      file = await readSnapshot(path);
+      file = await readSnapshot(path, (h) => this.checkHeader(h));
     } catch (e) {
+      // checkHeader may have stopped blocks from connecting while the rest was read.
+      await this.stopDeferring();
+      if (e instanceof SnapshotError) throw e;
       throw new SnapshotError(`Couldn't read snapshot file ${path}: ${(e as Error).message}`);
     }
     const h = file.header;
+    const trusted = this.c.trusted.find((t) => t.height === h.baseHeight && t.blockHash === h.baseHash)!;
+    if (file.hash !== trusted.hash) {
+      await this.stopDeferring();
+      throw new SnapshotError(`Bad snapshot content hash: expected ${trusted.hash}, got ${file.hash}.`);
+    }
+    try {
+      return await this.c.enqueue(() => this.loadNow(file, h));
+    } finally {
+      await this.stopDeferring();
+    }
+  }
+
+  /** Blocks connect again; those stored meanwhile connect now unless a snapshot was loaded over them. */
+  private async stopDeferring(): Promise<void> {
+    if (!this.pendingBase) return;
+    this.pendingBase = null;
+    if (!this.background) await this.c.enqueue(() => this.c.activateBestChain());
+  }
+
+  /** A snapshot's header, before its content is read: its network and a trusted base, which blocks stop connecting for. */
+  private checkHeader(h: SnapshotHeader): void {
     if (h.genesis !== this.c.params.genesis.header.hashHex) throw new SnapshotError(`the snapshot is of another network (genesis ${h.genesis})`);
     const trusted = this.c.trusted.find((t) => t.height === h.baseHeight && t.blockHash === h.baseHash);
     if (!trusted) {
@@ -198,25 +235,30 @@ export class Snapshots {
         `assumeutxo block hash in snapshot metadata not recognized (hash: ${h.baseHash}, height: ${h.baseHeight}). The following snapshot heights are available: ${heights}.`,
       );
     }
-    if (file.hash !== trusted.hash) throw new SnapshotError(`Bad snapshot content hash: expected ${trusted.hash}, got ${file.hash}.`);
-    return this.c.enqueue(async () => {
-      const base = this.c.tree.get(h.baseHash);
-      if (!base || base.height !== h.baseHeight) {
-        throw new SnapshotError(
-          `The base block header (${h.baseHash}) must appear in the headers chain. Make sure all headers are syncing, and call loadtxoutset again.`,
-        );
-      }
-      if (base.isFailed()) throw new SnapshotError(`The base block header (${h.baseHash}) is part of an invalid chain.`);
-      const tip = this.c.active.tip;
-      if (tip.height >= base.height)
-        throw new SnapshotError(
-          `A forked headers-chain with more work than the chain with the snapshot base block header exists, or the chain is already at height ${tip.height}.`,
-        );
-      if (base.ancestor(tip.height) !== tip)
-        throw new SnapshotError('The active chain is not an ancestor of the snapshot base block: invalidate its blocks first.');
-      await this.write(file, base, tip);
-      return { header: h, base };
-    });
+    const known = this.c.tree.get(h.baseHash);
+    if (known && !known.isFailed() && !this.pendingBase) this.pendingBase = known;
+  }
+
+  private async loadNow(
+    file: Awaited<ReturnType<typeof readSnapshot>>,
+    h: SnapshotHeader,
+  ): Promise<{ header: SnapshotHeader; base: BlockIndexEntry }> {
+    const base = this.c.tree.get(h.baseHash);
+    if (!base || base.height !== h.baseHeight) {
+      throw new SnapshotError(
+        `The base block header (${h.baseHash}) must appear in the headers chain. Make sure all headers are syncing, and call loadtxoutset again.`,
+      );
+    }
+    if (base.isFailed()) throw new SnapshotError(`The base block header (${h.baseHash}) is part of an invalid chain.`);
+    const tip = this.c.active.tip;
+    if (tip.height >= base.height)
+      throw new SnapshotError(
+        `A forked headers-chain with more work than the chain with the snapshot base block header exists, or the chain is already at height ${tip.height}.`,
+      );
+    if (base.ancestor(tip.height) !== tip)
+      throw new SnapshotError('The active chain is not an ancestor of the snapshot base block: invalidate its blocks first.');
+    await this.write(file, base, tip);
+    return { header: h, base };
   }
 
   private async write(file: Awaited<ReturnType<typeof readSnapshot>>, base: BlockIndexEntry, tip: BlockIndexEntry): Promise<void> {

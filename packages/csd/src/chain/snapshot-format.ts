@@ -6,7 +6,7 @@
  * whether read from a file or walked in a database.
  */
 import { createHash } from 'node:crypto';
-import { open, readFile } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
 import { DecodeError, Reader, Writer, hashFromHex, hashToHex } from '@cs/consensus';
 import { STATE_TABLES, type Table } from '../storage/database.ts';
 
@@ -138,13 +138,31 @@ export interface SnapshotFile {
   records(): Generator<StateRecord>;
 }
 
-/** Reads and hashes the snapshot at `path`; throws DecodeError when it is not one (or is truncated). */
-export async function readSnapshot(path: string): Promise<SnapshotFile> {
-  const bytes = await readFile(path);
-  const header = decodeHeader(bytes);
-  const body = bytes.subarray(HEADER_BYTES);
-  const hash = createHash('sha256').update(body).digest('hex');
-  return { header, hash, records: () => parseRecords(body, header) };
+/**
+ * Reads and hashes the snapshot at `path`; throws DecodeError when it is not one (or is truncated).
+ * `checkHeader` sees the header before the rest is read, and may refuse the file by throwing. The
+ * body is read in one request, not in the chunks readFile takes an event loop turn for each of: a
+ * syncing node gives a turn only between blocks.
+ */
+export async function readSnapshot(path: string, checkHeader: (h: SnapshotHeader) => void = () => {}): Promise<SnapshotFile> {
+  const file = await open(path, 'r');
+  try {
+    const size = (await file.stat()).size;
+    const head = Buffer.alloc(Math.min(size, HEADER_BYTES));
+    await file.read(head, 0, head.length, 0);
+    const header = decodeHeader(head);
+    checkHeader(header);
+    const body = Buffer.allocUnsafe(size - HEADER_BYTES);
+    for (let at = 0; at < body.length; ) {
+      const { bytesRead } = await file.read(body, at, body.length - at, HEADER_BYTES + at);
+      if (bytesRead === 0) throw new DecodeError('truncated', 'the UTXO snapshot file ended while it was read');
+      at += bytesRead;
+    }
+    const hash = createHash('sha256').update(body).digest('hex');
+    return { header, hash, records: () => parseRecords(body, header) };
+  } finally {
+    await file.close();
+  }
 }
 
 function* parseRecords(body: Uint8Array, header: SnapshotHeader): Generator<StateRecord> {
