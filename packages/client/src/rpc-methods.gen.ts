@@ -119,6 +119,19 @@ export interface RpcMethods {
     readonly named: { readonly address: string };
     readonly result: string;
   };
+  /** Write the serialized UTXO set to a file. This can be used in loadtxoutset afterwards if this snapshot height is supported in the chainparams as well. */
+  readonly dumptxoutset: {
+    readonly params: readonly [path: string, type?: string | null, options?: JsonObject | null];
+    readonly named: { readonly path: string; readonly type?: string | null; readonly options?: JsonObject | null };
+    readonly result: {
+      readonly coins_written: number;
+      readonly base_hash: string;
+      readonly base_height: number;
+      readonly path: string;
+      readonly txoutset_hash: string;
+      readonly nchaintx: number;
+    };
+  };
   /** Encrypts the wallet with 'passphrase'. This is for first time encryption. */
   readonly encryptwallet: {
     readonly params: readonly [passphrase: string];
@@ -367,6 +380,24 @@ export interface RpcMethods {
         readonly twist: boolean;
         readonly solutionsize: number;
       };
+    };
+  };
+  /** Return information about chainstates. */
+  readonly getchainstates: {
+    readonly params: readonly [];
+    readonly named: Record<string, never>;
+    readonly result: {
+      readonly headers: number;
+      readonly chainstates: readonly {
+        readonly blocks: number;
+        readonly bestblockhash: string;
+        readonly difficulty: number;
+        readonly verificationprogress: number;
+        readonly snapshot_blockhash?: string;
+        readonly coins_db_cache_bytes: number;
+        readonly coins_tip_cache_bytes: number;
+        readonly validated: boolean;
+      }[];
     };
   };
   /** Return information about all known tips in the block tree, including the main chain as well as orphaned branches. */
@@ -1243,6 +1274,17 @@ export interface RpcMethods {
     readonly named: Record<string, never>;
     readonly result: readonly string[];
   };
+  /** Load the serialized UTXO set from a file. */
+  readonly loadtxoutset: {
+    readonly params: readonly [path: string];
+    readonly named: { readonly path: string };
+    readonly result: {
+      readonly coins_loaded: number;
+      readonly tip_hash: string;
+      readonly base_height: number;
+      readonly path: string;
+    };
+  };
   /** Updates list of temporarily unspendable outputs. */
   readonly lockunspent: {
     readonly params: readonly [unlock: boolean, transactions?: readonly JsonValue[] | null, persistent?: boolean | null];
@@ -1597,4 +1639,4 @@ export interface RpcMethods {
 }
 
 /** The names of every method, in order; `help` lists exactly these. */
-export const RPC_METHOD_NAMES = ['abandontransaction', 'abortrescan', 'addnode', 'backupwallet', 'claimopoipayout', 'clearbanned', 'createrawtransaction', 'decoderawtransaction', 'decodescript', 'disconnectnode', 'dumpprivkey', 'encryptwallet', 'estimatesmartfee', 'fundrawtransaction', 'generateblock', 'generatetoaddress', 'getaddednodeinfo', 'getaddressinfo', 'getbalance', 'getbalances', 'getbestblockhash', 'getblock', 'getblockchaininfo', 'getblockcount', 'getblockhash', 'getblockheader', 'getblocktemplate', 'getchaintips', 'getconnectioncount', 'getdifficulty', 'getmempoolancestors', 'getmempooldescendants', 'getmempoolentry', 'getmempoolinfo', 'getmininginfo', 'getmodelmanifest', 'getnettotals', 'getnetworkhashps', 'getnetworkinfo', 'getnewaddress', 'getopoiaudit', 'getopoicontent', 'getopoirequest', 'getopoistake', 'getopoistats', 'getpeerinfo', 'getprioritisedtransactions', 'getrawchangeaddress', 'getrawmempool', 'getrawtransaction', 'getrpcinfo', 'gettransaction', 'gettxout', 'gettxoutsetinfo', 'getunconfirmedbalance', 'getwalletinfo', 'getzmqnotifications', 'help', 'importaddress', 'importprivkey', 'invalidateblock', 'listbanned', 'listlockunspent', 'listmodelmanifests', 'listopoiaudits', 'listopoirequests', 'listopoiresponses', 'listopoistakes', 'listsinceblock', 'listtransactions', 'listunspent', 'listwallets', 'lockunspent', 'ping', 'prioritisetransaction', 'publishopoianswer', 'reconsiderblock', 'registermodelmanifest', 'releaseopoistake', 'renewopoistake', 'rescanblockchain', 'restorewallet', 'savemempool', 'sendmany', 'sendrawtransaction', 'sendtoaddress', 'setban', 'setmocktime', 'setnetworkactive', 'settxfee', 'signmessage', 'signrawtransactionwithkey', 'signrawtransactionwithwallet', 'stakeopoi', 'stop', 'submitblock', 'submitopoichallenge', 'submitopoicontent', 'submitopoirequest', 'submitopoiresponse', 'submitopoiresponsecommit', 'submitopoiverdict', 'submitopoiverdictcommit', 'testmempoolaccept', 'unstakeopoi', 'uptime', 'validateaddress', 'verifymessage', 'walletlock', 'walletpassphrase', 'walletpassphrasechange'] as const;
+export const RPC_METHOD_NAMES = ['abandontransaction', 'abortrescan', 'addnode', 'backupwallet', 'claimopoipayout', 'clearbanned', 'createrawtransaction', 'decoderawtransaction', 'decodescript', 'disconnectnode', 'dumpprivkey', 'dumptxoutset', 'encryptwallet', 'estimatesmartfee', 'fundrawtransaction', 'generateblock', 'generatetoaddress', 'getaddednodeinfo', 'getaddressinfo', 'getbalance', 'getbalances', 'getbestblockhash', 'getblock', 'getblockchaininfo', 'getblockcount', 'getblockhash', 'getblockheader', 'getblocktemplate', 'getchainstates', 'getchaintips', 'getconnectioncount', 'getdifficulty', 'getmempoolancestors', 'getmempooldescendants', 'getmempoolentry', 'getmempoolinfo', 'getmininginfo', 'getmodelmanifest', 'getnettotals', 'getnetworkhashps', 'getnetworkinfo', 'getnewaddress', 'getopoiaudit', 'getopoicontent', 'getopoirequest', 'getopoistake', 'getopoistats', 'getpeerinfo', 'getprioritisedtransactions', 'getrawchangeaddress', 'getrawmempool', 'getrawtransaction', 'getrpcinfo', 'gettransaction', 'gettxout', 'gettxoutsetinfo', 'getunconfirmedbalance', 'getwalletinfo', 'getzmqnotifications', 'help', 'importaddress', 'importprivkey', 'invalidateblock', 'listbanned', 'listlockunspent', 'listmodelmanifests', 'listopoiaudits', 'listopoirequests', 'listopoiresponses', 'listopoistakes', 'listsinceblock', 'listtransactions', 'listunspent', 'listwallets', 'loadtxoutset', 'lockunspent', 'ping', 'prioritisetransaction', 'publishopoianswer', 'reconsiderblock', 'registermodelmanifest', 'releaseopoistake', 'renewopoistake', 'rescanblockchain', 'restorewallet', 'savemempool', 'sendmany', 'sendrawtransaction', 'sendtoaddress', 'setban', 'setmocktime', 'setnetworkactive', 'settxfee', 'signmessage', 'signrawtransactionwithkey', 'signrawtransactionwithwallet', 'stakeopoi', 'stop', 'submitblock', 'submitopoichallenge', 'submitopoicontent', 'submitopoirequest', 'submitopoiresponse', 'submitopoiresponsecommit', 'submitopoiverdict', 'submitopoiverdictcommit', 'testmempoolaccept', 'unstakeopoi', 'uptime', 'validateaddress', 'verifymessage', 'walletlock', 'walletpassphrase', 'walletpassphrasechange'] as const;

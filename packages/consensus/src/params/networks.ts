@@ -37,7 +37,22 @@ export interface ChainParams extends NetworkDefaults {
   readonly mineBlocksOnDemand: boolean;
   /** Proof-of-inference windows, fees and stakes (docs/protocol.md, OPoI). */
   readonly opoi: OpoiParams;
+  /**
+   * Trusted UTXO snapshots (Core's assumeutxo data): loadtxoutset accepts a snapshot only when its
+   * base block and content hash are listed here. No network has one yet; regtest's come from
+   * csd's -assumeutxo option (docs/snapshots.md).
+   */
+  readonly assumeutxo: readonly AssumeutxoEntry[];
   readonly genesis: Block;
+}
+
+/** A snapshot the network trusts: the chain state after the block `blockHash` at `height`. */
+export interface AssumeutxoEntry {
+  readonly height: number;
+  /** The base block's hash, in display order. */
+  readonly blockHash: string;
+  /** The snapshot's content hash (dumptxoutset's txoutset_hash, docs/snapshots.md). */
+  readonly hash: string;
 }
 
 /**
@@ -151,6 +166,7 @@ export const MAIN: ChainParams = params({
     minAuditFee: 10_000n,
     challengeBond: 10n * COIN,
   },
+  assumeutxo: [],
   genesisFields: GENESIS_MAIN,
 });
 

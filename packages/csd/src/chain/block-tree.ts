@@ -101,6 +101,19 @@ export class BlockTree {
       else this.unlinked.set(e.prev, [e]);
       return;
     }
+    this.linkFrom(e);
+  }
+
+  /**
+   * A loaded UTXO snapshot's base: its chain state is known without its block or any ancestor's,
+   * so the blocks after it can connect (Core gives it a chain transaction count from the snapshot).
+   */
+  linkSnapshotBase(e: BlockIndexEntry): void {
+    this.linkFrom(e);
+  }
+
+  /** Links `e` and the waiting descendants it completes. */
+  private linkFrom(e: BlockIndexEntry): void {
     const stack = [e];
     while (stack.length > 0) {
       const next = stack.pop()!;

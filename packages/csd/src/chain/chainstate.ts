@@ -1,5 +1,14 @@
 import type { Logger } from 'pino';
-import { Block, type BlockHeader, MANDATORY_SCRIPT_VERIFY_FLAGS, ValidationError, hashToHex, type ChainParams, type OutPoint } from '@cs/consensus';
+import {
+  type AssumeutxoEntry,
+  Block,
+  type BlockHeader,
+  MANDATORY_SCRIPT_VERIFY_FLAGS,
+  ValidationError,
+  hashToHex,
+  type ChainParams,
+  type OutPoint,
+} from '@cs/consensus';
 import type { ChainDatabase } from '../storage/database.ts';
 import { ActiveChain } from './active-chain.ts';
 import { BlockAcceptor } from './block-acceptor.ts';
@@ -16,6 +25,7 @@ import { type OpoiBlockChanges, OpoiStore } from './opoi-store.ts';
 import { ReindexOrder, connectStoredBlocks } from './reindex.ts';
 import { describeScriptFailure } from './script-check.ts';
 import type { ScriptVerifier } from './script-verifier.ts';
+import { Snapshots } from './snapshot-chainstate.ts';
 import { encodeUndo, type BlockUndo } from './undo.ts';
 import { UtxoSet } from './utxo-set.ts';
 
@@ -41,6 +51,8 @@ export interface ChainOptions {
   readonly coinsCacheBytes?: number;
   /** The fewest cached coins written on a thread of their own rather than this one; 10,000 when absent. */
   readonly backgroundWriteCoins?: number;
+  /** The UTXO snapshots loadtxoutset accepts; the network's (params.assumeutxo) when absent. */
+  readonly assumeutxo?: readonly AssumeutxoEntry[];
 }
 
 /**
@@ -55,6 +67,8 @@ export class Chain {
   readonly events: ChainEvents;
   /** The OPoI state of the active chain, written with each block (chain/opoi-store.ts). */
   readonly opoi: OpoiStore;
+  /** UTXO snapshots: dump, load, and the background validation of a loaded one (snapshot-chainstate.ts). */
+  readonly snapshots: Snapshots;
   private readonly active = new ActiveChain();
   private readonly tree = new BlockTree(this.active);
   private readonly store: BlockStore;
@@ -87,6 +101,24 @@ export class Chain {
     this.lookahead = new LookaheadPlanner(opts.verifier, opts.params);
     this.opoi = new OpoiStore(opts.db, opts.params.opoi);
     this.events = new ChainEvents((event, err) => this.log.error({ event, err }, 'chain event listener failed'));
+    this.snapshots = new Snapshots({
+      db: opts.db,
+      params: opts.params,
+      trusted: opts.assumeutxo ?? opts.params.assumeutxo,
+      verifier: opts.verifier,
+      log: opts.log,
+      coinsCacheBytes: opts.coinsCacheBytes,
+      tree: this.tree,
+      active: this.active,
+      store: this.store,
+      utxo: this.utxo,
+      opoi: this.opoi,
+      enqueue: (fn) => this.enqueue(fn),
+      disconnectTip: () => this.disconnectTip(),
+      activateBestChain: () => this.activateBestChain(),
+      markFailed: (entry, err) => this.markFailed(entry, err),
+      emitTip: () => this.events.emit('tip', this.tip),
+    });
   }
 
   /** Loads the block tree from the database (creating the genesis block on first start). */
@@ -100,9 +132,11 @@ export class Chain {
       if (genesis?.height !== 0) {
         throw new Error(`the database at ${this.db.path} belongs to another network (genesis mismatch)`);
       }
+      this.snapshots.recover();
       const tipHash = this.store.storedTip();
       const tip = tipHash ? this.tree.get(hashToHex(tipHash)) : genesis;
       this.active.setTip(tip ?? genesis);
+      this.snapshots.linkBase();
       this.utxo.catchUp(
         this.active,
         (hashHex) => this.tree.get(hashHex),
@@ -112,6 +146,7 @@ export class Chain {
     this.tree.indexLoaded();
     this.log.info({ height: this.tip.height, hash: this.tip.hashHex, blocks: this.tree.size }, 'block index loaded');
     await this.enqueue(() => this.activateBestChain());
+    this.snapshots.start();
   }
 
   /**
@@ -122,6 +157,7 @@ export class Chain {
    */
   async reindex(stop?: AbortSignal): Promise<void> {
     const order = new ReindexOrder(this.db.tables.blocks, this.params.genesis.header.hashHex);
+    this.snapshots.dropForReindex();
     this.utxo.reset(() => this.db.clearDerived());
     this.opoi.reload();
     this.tree.clear();
@@ -353,6 +389,8 @@ export class Chain {
       if (e instanceof ValidationError) return { status: 'rejected', reason: e.reason, debug: e.debug };
       throw e;
     }
+    this.snapshots.blockStored();
+    if (this.snapshots.defers(entry)) return { status: 'inconclusive', entry };
     await this.activateBestChain(this.tip, stored && raw ? { hashHex, block, raw } : undefined);
     // A stored block's record waits for its connect, which writes it; unless it did not connect.
     if (stored && !this.contains(entry) && !entry.isFailed()) this.store.writeIndex([entry]);
@@ -374,6 +412,12 @@ export class Chain {
       const best = this.tree.bestCandidate();
       if (!best) break;
       const fork = findFork(this.tip, best);
+      if (fork.height < this.snapshots.floor) {
+        // No undo data below an unvalidated snapshot's base: considered again once it is validated.
+        this.log.warn({ hash: best.hashHex, fork: fork.height }, 'a chain forking below the UTXO snapshot base waits for its validation');
+        this.tree.dropCandidate(best);
+        continue;
+      }
       while (this.tip !== fork) this.disconnectTip();
       const path: BlockIndexEntry[] = [];
       for (let e: BlockIndexEntry | null = best; e && e !== fork; e = e.prev) path.push(e);
@@ -480,6 +524,8 @@ export class Chain {
     return this.enqueue(async () => {
       const entry = this.requireEntry(hashHex);
       if (entry.height === 0) throw new ValidationError('genesis', 'the genesis block cannot be invalidated');
+      if (entry.height <= this.snapshots.floor)
+        throw new ValidationError('snapshot-base', 'blocks up to an unvalidated UTXO snapshot base cannot be invalidated');
       const startTip = this.tip;
       while (this.contains(entry)) this.disconnectTip();
       this.store.writeIndex(this.tree.fail(entry));
@@ -517,12 +563,14 @@ export class Chain {
    * in flight (if any) committed: for tests of what a crash leaves.
    */
   async halt(): Promise<void> {
+    await this.snapshots.halt();
     await this.utxo.halt();
     await this.verifier.close();
   }
 
   /** Waits for queued mutations, writes the coins cache, then stops the script workers and the writer thread. */
   async close(): Promise<void> {
+    await this.snapshots.close();
     await this.queue;
     await this.lookahead.drop();
     await this.utxo.close(this.tip);

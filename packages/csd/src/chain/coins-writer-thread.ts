@@ -1,10 +1,10 @@
 /** The coins writer thread's loop: each batch in one LMDB transaction, answered before the state word changes. */
 import { type MessagePort, workerData } from 'node:worker_threads';
-import { ChainDatabase } from '../storage/database.ts';
+import { ChainDatabase, type ChainstateRole } from '../storage/database.ts';
 import { unpackChanges, writeChanges } from './coins-cache.ts';
 import { IDLE, type WriterReply, type WriterRequest } from './coins-writer-protocol.ts';
 
-const { path, state, port } = workerData as { path: string; state: Int32Array; port: MessagePort };
+const { path, role, state, port } = workerData as { path: string; role: ChainstateRole; state: Int32Array; port: MessagePort };
 let db: ChainDatabase | null = null;
 
 port.on('message', async (m: WriterRequest) => {
@@ -16,7 +16,7 @@ port.on('message', async (m: WriterRequest) => {
   let reply: WriterReply = { error: null };
   try {
     const changes = unpackChanges(m.changes);
-    const target = (db ??= ChainDatabase.attach(path));
+    const target = (db ??= ChainDatabase.attach(path, role));
     target.write(() => {
       writeChanges(target.tables.coins, changes);
       target.putMeta(m.meta.key, Buffer.from(m.meta.value));

@@ -1,5 +1,6 @@
 import { MessageChannel, type MessagePort, receiveMessageOnPort, type Worker } from 'node:worker_threads';
 import { startWorker } from '@cs/runtime/worker';
+import type { ChainstateRole } from '../storage/database.ts';
 import type { CoinTable } from './coin-table.ts';
 import { packChanges } from './coins-cache.ts';
 import { IDLE, WRITING, type WriterReply, type WriterRequest } from './coins-writer-protocol.ts';
@@ -28,6 +29,7 @@ export class CoinsWriter {
   constructor(
     private readonly path: string,
     private readonly done: (outcome: WriteOutcome) => void,
+    private readonly role: ChainstateRole = 'active',
   ) {}
 
   /** Writes `changes` with the meta record `meta`, which says they reflect the block at `height`. */
@@ -69,7 +71,7 @@ export class CoinsWriter {
   private spawn(): MessagePort {
     const { port1, port2 } = new MessageChannel();
     const worker = startWorker(import.meta.url, 'coins-writer-main', {
-      workerData: { path: this.path, state: this.state, port: port2 },
+      workerData: { path: this.path, role: this.role, state: this.state, port: port2 },
       transferList: [port2],
     });
     worker.unref();

@@ -58,7 +58,7 @@ export class UtxoSet {
     opts: UtxoSetOptions,
   ) {
     this.cache = new CoinsCache(db.tables.coins, opts.cacheBytes ?? DEFAULT_COINS_CACHE_BYTES);
-    this.writer = new CoinsWriter(db.path, (outcome) => this.written(outcome));
+    this.writer = new CoinsWriter(db.path, (outcome) => this.written(outcome), db.role);
     this.backgroundWriteCoins = opts.backgroundWriteCoins ?? DEFAULT_BACKGROUND_WRITE_COINS;
   }
 

@@ -401,4 +401,12 @@ export const NODE_OPTIONS = {
     min: 0,
     networkCheck: (value, net) => (value !== 0 && net.name !== 'regtest' ? '-mocktime is only allowed with -regtest' : null),
   }),
+  assumeutxo: list({
+    category: 'debug',
+    arg: '<height>:<blockhash>:<hash>',
+    description: 'Trust a UTXO snapshot of the block at <height> with content hash <hash> for loadtxoutset (regtest only); repeatable.',
+    default: [],
+    check: (item) => (/^\d+:[0-9a-f]{64}:[0-9a-f]{64}$/.test(item) ? null : `'${item}' is not <height>:<blockhash>:<hash> (64 hex digits each)`),
+    networkCheck: (value, net) => (value.length > 0 && net.name !== 'regtest' ? '-assumeutxo is only allowed with -regtest' : null),
+  }),
 } satisfies OptionTable;

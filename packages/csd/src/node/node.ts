@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
+import type { AssumeutxoEntry } from '@cs/consensus';
 import { Chain } from '../chain/chainstate.ts';
 import { registerChainMetrics } from '../chain/metrics.ts';
 import { ScriptVerifier } from '../chain/script-verifier.ts';
@@ -86,6 +87,7 @@ export class Node {
       log,
       now: clock.now,
       coinsCacheBytes: o.dbcache * 1024 * 1024,
+      assumeutxo: [...config.network.assumeutxo, ...o.assumeutxo.map(parseAssumeutxo)],
     });
     const feeEstimator = new FeeEstimator(clock.now);
     const mempool = new Mempool({
@@ -257,6 +259,12 @@ export class Node {
     if (this.cookieWritten && ctx.config.paths.cookieFile) await removeCookie(ctx.config.paths.cookieFile);
     ctx.log.info('shutdown: done');
   }
+}
+
+/** An -assumeutxo value, <height>:<blockhash>:<hash> (checked by the option's table). */
+function parseAssumeutxo(item: string): AssumeutxoEntry {
+  const [height, blockHash, hash] = item.split(':');
+  return { height: Number(height), blockHash, hash };
 }
 
 /** -par: 0 one thread per core, negative leaves that many cores free. */

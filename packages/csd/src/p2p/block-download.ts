@@ -37,9 +37,11 @@ export class BlockDownload {
 
   constructor(private readonly chain: ActiveTip) {}
 
-  /** Blocks to request now from `peer`, whose best known header is `best` (marked in flight). */
-  plan(peer: number, best: BlockIndexEntry | null, nowMs: number): DownloadPlan {
-    const tip = this.chain.tip;
+  /**
+   * Blocks to request now from `peer`, whose best known header is `best` (marked in flight), on
+   * the way from `tip`: the active tip, or a background chain state's towards its target.
+   */
+  plan(peer: number, best: BlockIndexEntry | null, nowMs: number, tip = this.chain.tip): DownloadPlan {
     const mine = this.perPeer.get(peer) ?? new Set<string>();
     const free = MAX_BLOCKS_IN_TRANSIT_PER_PEER - mine.size;
     if (!best || best.isFailed() || best.chainWork <= tip.chainWork || free <= 0) return { blocks: [], moved: [], staller: null };

@@ -82,6 +82,11 @@ export class BlockSync {
           'block download stalled: blocks moved to another peer',
         );
       }
+      // Under a loaded UTXO snapshot, the history below its base too, from peers that have it (Core's TryDownloadingHistoricalBlocks).
+      const history = this.deps.chain.snapshots.download;
+      if (history && s.bestKnown?.ancestor(history.target.height) === history.target) {
+        plan.blocks.push(...this.download.plan(s.peer.id, history.target, nowMs, history.from).blocks);
+      }
       if (plan.blocks.length > 0) {
         s.peer.send({ command: 'getdata', items: plan.blocks.map((e) => ({ type: MSG_WITNESS_BLOCK, hash: e.hash })) });
       }

@@ -46,6 +46,28 @@ export interface Tables {
 
 export type Table = LmdbDatabase<Buffer, Buffer>;
 
+/** Which chain state a database handle's state tables hold (chain/background-chainstate.ts). */
+export type ChainstateRole = 'active' | 'background';
+
+/**
+ * The tables that make up one chain state, in the order a UTXO snapshot serializes them
+ * (chain/snapshot-format.ts): the coins, then the OPoI state. A background chain state (history
+ * validated from genesis under a loaded snapshot) keeps its own copy of these under a `bg` prefix;
+ * blocks, their index, undo data and everything else are shared.
+ */
+export const STATE_TABLES = [
+  'coins',
+  'opoirequest',
+  'opoicommit',
+  'opoistake',
+  'opoicollateral',
+  'opoidue',
+  'opoimanifest',
+  'opoiaudit',
+  'opoiserver',
+] as const;
+const BACKGROUND_PREFIX = 'bg';
+
 /**
  * A large stored value (a block, its undo data) in a Buffer of its own. lmdb-js's get() returns
  * values over 32 KiB through a path that costs about 0.8 ms per MB (measured with 1 MB values:
@@ -88,11 +110,16 @@ export class ChainDatabase {
   readonly tables: Tables;
   private readonly writeFailureHandlers: (() => void)[] = [];
 
+  private backgroundView: ChainDatabase | null = null;
+
   private constructor(
     private readonly root: RootDatabase<Buffer, Buffer>,
     readonly path: string,
+    readonly role: ChainstateRole = 'active',
   ) {
-    const table = (name: string): Table => root.openDB<Buffer, Buffer>({ name, keyEncoding: 'binary', encoding: 'binary' });
+    const own = (name: string) => role === 'background' && (STATE_TABLES as readonly string[]).includes(name);
+    const table = (name: string): Table =>
+      root.openDB<Buffer, Buffer>({ name: own(name) ? BACKGROUND_PREFIX + name : name, keyEncoding: 'binary', encoding: 'binary' });
     this.tables = {
       index: table('index'),
       blocks: table('blocks'),
@@ -131,10 +158,26 @@ export class ChainDatabase {
    * The database at `path` without the schema check: for a worker thread of the process that
    * opened it (lmdb-js shares one environment between the threads of a process).
    */
-  static attach(path: string): ChainDatabase {
+  static attach(path: string, role: ChainstateRole = 'active'): ChainDatabase {
     // Committed transactions survive a killed process (the OS keeps the pages); `noSync: false`
     // keeps them across power loss too, at the cost of an fsync per block.
-    return new ChainDatabase(open<Buffer, Buffer>({ path, maxDbs: 32, keyEncoding: 'binary', encoding: 'binary', compression: false }), path);
+    const db = new ChainDatabase(open<Buffer, Buffer>({ path, maxDbs: 32, keyEncoding: 'binary', encoding: 'binary', compression: false }), path);
+    return role === 'background' ? db.background() : db;
+  }
+
+  /**
+   * The same environment with the background chain state's tables in place of the state tables
+   * and its own meta keys (prefixed), for the chain code that runs over it unchanged.
+   */
+  background(): ChainDatabase {
+    if (this.role === 'background') return this;
+    this.backgroundView ??= new ChainDatabase(this.root, this.path, 'background');
+    return this.backgroundView;
+  }
+
+  /** This handle's state tables, in STATE_TABLES order. */
+  stateTables(): Table[] {
+    return STATE_TABLES.map((name) => this.tables[name]);
   }
 
   private checkSchema(reindex: boolean): void {
@@ -178,11 +221,19 @@ export class ChainDatabase {
   }
 
   getMeta(key: string): Buffer | undefined {
-    return this.tables.meta.get(Buffer.from(key));
+    return this.tables.meta.get(this.metaKey(key));
   }
 
   putMeta(key: string, value: Buffer): void {
-    this.tables.meta.put(Buffer.from(key), value);
+    this.tables.meta.put(this.metaKey(key), value);
+  }
+
+  removeMeta(key: string): void {
+    this.tables.meta.remove(this.metaKey(key));
+  }
+
+  private metaKey(key: string): Buffer {
+    return Buffer.from(this.role === 'background' ? `${BACKGROUND_PREFIX}.${key}` : key);
   }
 
   /**

@@ -168,7 +168,9 @@ export class Wallet {
    * the mempool again.
    */
   private async catchUp(): Promise<void> {
-    const from = this.resumeHeight();
+    // Below an unvalidated UTXO snapshot's base the blocks are not there yet (docs/snapshots.md).
+    const floor = this.chain.snapshots.floor;
+    const from = floor > 0 ? Math.max(this.resumeHeight(), floor + 1) : this.resumeHeight();
     if (from <= this.chain.height) {
       this.log.info({ from, to: this.chain.height }, 'wallet catching up with the chain');
       await this.rescanner.scan(from, null);

@@ -50,7 +50,7 @@ export function registerChainStateMethods(registry: RpcRegistry, ctx: ChainConte
   const { chain, params } = ctx;
   const isInitialBlockDownload = initialBlockDownload(ctx);
   let lastChainInfo:
-    | { tip: BlockIndexEntry; bestHeader: BlockIndexEntry; progress: number; ibd: boolean; size: number; answer: JsonObject }
+    | { tip: BlockIndexEntry; bestHeader: BlockIndexEntry; progress: number; ibd: boolean; size: number; warnings: number; answer: JsonObject }
     | undefined;
 
   registry.register({
@@ -85,7 +85,16 @@ export function registerChainStateMethods(registry: RpcRegistry, ctx: ChainConte
       // Polled by explorers, pools and monitors: the answer changes with the tip, the headers or
       // the size on disk (re-read once a second), and is serialized once per change.
       const last = lastChainInfo;
-      if (last && last.tip === tip && last.bestHeader === bestHeader && last.progress === progress && last.ibd === ibd && last.size === size)
+      const warnings = chain.snapshots.warnings;
+      if (
+        last &&
+        last.tip === tip &&
+        last.bestHeader === bestHeader &&
+        last.progress === progress &&
+        last.ibd === ibd &&
+        last.size === size &&
+        last.warnings === warnings.length
+      )
         return last.answer;
       const answer = withJsonText({
         chain: params.name,
@@ -101,10 +110,10 @@ export function registerChainStateMethods(registry: RpcRegistry, ctx: ChainConte
         size_on_disk: size,
         pruned: false,
         // Core's warnings come from pre-release builds, unknown soft-fork signals and peers'
-        // clock offsets; none of these exists in csd yet.
-        warnings: [],
+        // clock offsets, none of which csd has; a UTXO snapshot that failed validation says so here.
+        warnings,
       });
-      lastChainInfo = { tip, bestHeader, progress, ibd, size, answer };
+      lastChainInfo = { tip, bestHeader, progress, ibd, size, warnings: warnings.length, answer };
       return answer;
     },
   });
