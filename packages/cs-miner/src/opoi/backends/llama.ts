@@ -82,7 +82,7 @@ export class LlamaBackend implements VerifiableBackend {
     const sequence = context.getSequence();
     let vocabularySize: number;
     try {
-      const [out] = await sequence.controlledEvaluate([[model.tokens.bos ?? 0, { generateNext: { logits: true } }]]);
+      const [out] = await sequence.controlledEvaluate([[model.tokens.bos ?? (0 as Token), { generateNext: { logits: true } }]]);
       vocabularySize = out?.next.logits?.size ?? 0;
     } finally {
       sequence.dispose();
