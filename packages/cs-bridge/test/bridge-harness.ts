@@ -8,9 +8,19 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type OpoiAssignment, opoiSubscribeParams, opoiSubmitResultParams, parseOpoiAssign } from '@cs/stratum';
+import {
+  type OpoiAssignment,
+  type OpoiAuditReport,
+  type OpoiAuditTask,
+  type OpoiModelFile,
+  opoiSubmitAuditParams,
+  opoiSubmitResultParams,
+  opoiSubscribeParams,
+  parseOpoiAssign,
+  parseOpoiAudit,
+} from '@cs/stratum';
 import { Daemon, freePort } from '../../csd/test/daemon.ts';
-import type { Stage } from '../src/store/store.ts';
+import { STAGES as ALL_STAGES, type Stage } from '../src/store/store.ts';
 import { PoolProcess, eventually } from '../../cs-pool/test/pool-harness.ts';
 import { StratumClient } from '../../cs-pool/test/stratum-client.ts';
 
@@ -159,18 +169,26 @@ export class BridgeProcess {
 /** A miner that speaks OPoI: mining through the bridge, and assignments answered when the test says. */
 export class OpoiMiner {
   private seen = 0;
+  private audited = 0;
   private constructor(
     readonly client: StratumClient,
     readonly login: string,
   ) {}
 
-  static async connect(port: number, login: string, models = ['tiny'], announce = true): Promise<OpoiMiner> {
+  /** `files` and `audits` as opoi.subscribe announces them: the GGUF files held, and whether it takes opoi.audit. */
+  static async connect(
+    port: number,
+    login: string,
+    models = ['tiny'],
+    announce = true,
+    held: { files?: OpoiModelFile[]; audits?: boolean } = {},
+  ): Promise<OpoiMiner> {
     const client = await StratumClient.connect(port);
     const m = new OpoiMiner(client, login);
     if (announce) {
       const r = await client.request(
         'opoi.subscribe',
-        opoiSubscribeParams({ models, maxTokens: null, maxPromptBytes: null, concurrency: 1, files: [], audits: false }),
+        opoiSubscribeParams({ models, maxTokens: null, maxPromptBytes: null, concurrency: 1, files: held.files ?? [], audits: held.audits ?? false }),
       );
       if (r.error) throw new Error(`opoi.subscribe refused: ${JSON.stringify(r.error)}`);
     }
@@ -199,6 +217,29 @@ export class OpoiMiner {
     return this.client.request('opoi.submit_result', opoiSubmitResultParams(requestId, Buffer.from(response), tokens));
   }
 
+  /** A VERIFIABLE answer: its text and token ids. */
+  answerVerifiable(requestId: string, text: string, ids: readonly number[]) {
+    return this.client.request('opoi.submit_result', opoiSubmitResultParams(requestId, Buffer.from(text), ids.length, ids));
+  }
+
+  audits(): OpoiAuditTask[] {
+    return this.client.notifications.filter((n) => n.method === 'opoi.audit').map((n) => parseOpoiAudit(n.params));
+  }
+
+  /** The next opoi.audit not yet returned by this method. */
+  async nextAudit(timeoutMs = 60_000): Promise<OpoiAuditTask> {
+    await this.client.waitFor(() => this.audits().length > this.audited, 'an opoi.audit', timeoutMs);
+    return this.audits()[this.audited++];
+  }
+
+  /** The verdict on an audit, as the test decides it. */
+  verdict(task: OpoiAuditTask, verdict: OpoiAuditReport['verdict'], position: number | null = null) {
+    const evidence =
+      verdict === 'invalid' ? { claimedToken: task.tokenIds[position ?? 0] ?? null, claimedLogit: 1.5, argmaxToken: 1, argmaxLogit: 9.25 } : null;
+    const report: OpoiAuditReport = { auditId: task.auditId, requestId: task.requestId, verdict, position, evidence, reason: `scripted ${verdict}` };
+    return this.client.request('opoi.submit_audit', opoiSubmitAuditParams(report));
+  }
+
   close(): void {
     this.client.close();
   }
@@ -218,17 +259,8 @@ export interface ChainRequest {
   payout_txid: string | null;
 }
 
-export const STAGES: readonly Stage[] = [
-  'awaiting_prompt',
-  'queued',
-  'assigned',
-  'received',
-  'committed',
-  'revealed',
-  'published',
-  'claimed',
-  'paid',
-];
+/** The stages on the way to `paid`, in order. */
+export const STAGES: readonly Stage[] = ALL_STAGES.slice(0, ALL_STAGES.indexOf('paid') + 1);
 
 /** Waits until the bridge has taken the request to `stage` or past it (other blocks may come meanwhile). */
 export async function reachStage(bridge: BridgeProcess, id: string, stage: Stage): Promise<void> {

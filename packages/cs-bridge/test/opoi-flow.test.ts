@@ -123,7 +123,18 @@ test('a full request: 404 then 200, assignment, COMMIT, REVEAL, publish, payout,
   const pending = await bridge.api<{ request_id: string; has_prompt: boolean; assigned_to: string | null; stage: string }[]>('/svc/opoi/pending');
   assert.deepEqual(
     pending.body.find((p) => p.request_id === id),
-    { request_id: id, model: 'tiny', max_tokens: 100, payment: 0.05, has_prompt: true, assigned_to: `${wallet}.rig1`, stage: 'assigned' },
+    {
+      kind: 'request',
+      request_id: id,
+      task_type: 'OPEN',
+      model: 'tiny',
+      max_tokens: 100,
+      payment: 0.05,
+      has_prompt: true,
+      assigned_to: `${wallet}.rig1`,
+      stage: 'assigned',
+      check: null,
+    },
   );
 
   const answer = 'Four.';

@@ -3,15 +3,18 @@
  * prompt's SHA-256 goes on chain with the REQUEST (through the node's wallet, funded by the
  * requester's own coins), the plaintext to the bridge once the REQUEST is confirmed (its 404 is
  * retried with the same request_id), then the lifecycle is followed until the answer is published
- * and paid. Ctrl-C leaves the request on chain and prints the command that resumes it.
+ * and paid; a VERIFIABLE one (-verifiable, -model naming a manifest) through its PUBLISH, the
+ * auditors drawn, their verdicts and the outcome. Every step is printed (timeline.ts). Ctrl-C leaves
+ * the request on chain and prints the command that resumes it.
  */
 import { randomUUID } from 'node:crypto';
 import { pickRequester, promptHash as hashOfPrompt, RpcError } from '@cs/client';
 import { formatAmount, parseAmount } from '@cs/runtime/amount';
-import { rpcClientFor } from '../bridge.ts';
-import { ConfigError, DEFAULT_RPC_URL, mergedValues } from '../config/env.ts';
+import { ConfigError, mergedValues } from '../config/env.ts';
 import type { AskRequest } from '../config/options.ts';
 import { describeNodeError } from '../node/node-check.ts';
+import { requesterNode } from '../requester/node.ts';
+import { Timeline } from './timeline.ts';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -33,11 +36,10 @@ async function bridgeAddress(bridgeUrl: string): Promise<string> {
 export async function runAsk(envFile: string, flags: AskRequest, out: NodeJS.WritableStream = process.stdout): Promise<number> {
   const say = (text: string) => out.write(`${text}\n`);
   const env = mergedValues(envFile);
-  const { model, maxtokens: maxTokens, payment: paymentText, feepertoken: feePerToken, prompt } = flags;
+  const { model, maxtokens: maxTokens, payment: paymentText, feepertoken: feePerToken, prompt, verifiable, quorum, auditfee: auditFee } = flags;
   // -payment's check has parsed it already.
   const payment = parseAmount(paymentText)!;
-  const rpcUrl = flags.rpcurl ?? env.CSD_RPC_URL ?? DEFAULT_RPC_URL;
-  const rpc = rpcClientFor({ rpcUrl, rpcUser: flags.rpcuser ?? env.CSD_RPC_USER ?? '', rpcPass: flags.rpcpassword ?? env.CSD_RPC_PASS ?? '' });
+  const { rpc, rpcUrl } = requesterNode(envFile, flags);
   const apiListen = env.API_LISTEN_ADDR ?? '127.0.0.1:3533';
   const bridgeUrl = (flags.bridgeurl ?? `http://${apiListen.replace(/^0\.0\.0\.0:/, '127.0.0.1:')}`).replace(/\/$/, '');
   const apiKey = flags.apikey ?? env.OPOI_REQUESTER_API_KEY ?? '';
@@ -59,7 +61,8 @@ export async function runAsk(envFile: string, flags: AskRequest, out: NodeJS.Wri
   try {
     let requestTxid: string | null = null;
     if (requestId === null) {
-      const requester = flags.requester ?? (await pickRequester(rpc, payment + BigInt(maxTokens) * feePerToken));
+      const escrow = payment + BigInt(maxTokens) * feePerToken + (verifiable ? BigInt(quorum) * auditFee : 0n);
+      const requester = flags.requester ?? (await pickRequester(rpc, escrow));
       if (requester === null)
         throw new ConfigError('no wallet address holds enough confirmed coins for the escrow; fund one, or pass -requester=<address>');
       const executor = await bridgeAddress(bridgeUrl);
@@ -72,13 +75,16 @@ export async function runAsk(envFile: string, flags: AskRequest, out: NodeJS.Wri
         paymentText,
         requester,
         formatAmount(feePerToken),
-        'OPEN',
+        verifiable ? 'VERIFIABLE' : 'OPEN',
         0,
         '',
         executor,
+        verifiable ? quorum : null,
+        verifiable ? formatAmount(auditFee) : null,
       ]);
       requestTxid = r.txid;
-      say(`REQUEST ${requestId} broadcast: txid ${r.txid} (prompt sha256 ${promptHash})`);
+      say(`REQUEST ${requestId} broadcast: txid ${r.txid} (prompt sha256 ${promptHash}, escrow ${r.escrow_amount})`);
+      if (verifiable) say(`VERIFIABLE under manifest ${model}: ${quorum} auditor(s), audit fee ${formatAmount(auditFee)} each`);
     } else say(`Resuming request ${requestId}`);
 
     say('Waiting for the REQUEST to confirm, then handing the prompt to the bridge...');
@@ -98,22 +104,21 @@ export async function runAsk(envFile: string, flags: AskRequest, out: NodeJS.Wri
     }
     say('Prompt accepted by the bridge.');
 
-    let lastStage = '';
+    const timeline = new Timeline();
     for (;;) {
       const chain = await rpc.call('getopoirequest', [requestId]);
       requestTxid ??= chain.tx_hash;
       const sub = await fetch(`${bridgeUrl}/svc/opoi/submissions/${requestId}`).then((r) =>
         r.ok ? (r.json() as Promise<{ stage: string; payout_txid: string | null }>) : null,
       );
-      const stage = `${chain.status}/${sub?.stage ?? 'unknown'}`;
-      if (stage !== lastStage) {
-        say(`  ${new Date().toISOString()} request ${chain.status}, bridge stage ${sub?.stage ?? 'unknown'}, commits ${chain.commits.length}`);
-        lastStage = stage;
-      }
-      if (chain.status === 'EXPIRED') {
+      for (const line of timeline.next(chain, sub?.stage ?? null)) say(line);
+      if (chain.status === 'EXPIRED' || chain.status === 'REJECTED') {
+        // The requester's coins come back (with a quarter of a forfeited collateral): anyone may claim, so ask does.
         const refund = await rpc.call('claimopoipayout', [requestId]);
-        say(`Nobody answered: the request EXPIRED. Refund txid ${refund.txid}; request txid ${requestTxid}.`);
-        return 2;
+        const why =
+          chain.status === 'REJECTED' ? 'The auditors found the answer invalid: the request is REJECTED' : 'Nobody answered: the request EXPIRED';
+        say(`${why}. Refund txid ${refund.txid} (${refund.refund_amount} coins back); request txid ${requestTxid}.`);
+        return chain.status === 'REJECTED' ? 3 : 2;
       }
       if (chain.status === 'FULFILLED' && chain.payout_txid) {
         const content = await rpc.call('getopoicontent', [requestId, 'RESPONSE']).catch((e) => {

@@ -39,6 +39,11 @@ export const VARIABLES: readonly VariableSpec[] = [
   { name: 'CSD_WS_URL', default: '', help: "the node's WebSocket (csd -wsport), e.g. ws://127.0.0.1:16181; empty = poll the RPC" },
   { name: 'DATA_DIR', default: '~/.cs-bridge', help: 'data directory: the LMDB database and the lock' },
   { name: 'OPOI_STAKE_UTXO', default: '', help: "txid:vout of the wallet coin to stake from when the address has no stake (the wizard's choice)" },
+  {
+    name: 'OPOI_SERVES',
+    default: '',
+    help: "model manifest ids the bridge's miners serve (comma-separated, up to 8): declared in the STAKE, for VERIFIABLE requests",
+  },
   { name: 'POOL_FEE_PERCENT', default: '1', help: "the bridge's cut of each OPoI payout, percent (0-100, two decimals)" },
   { name: 'MIN_PAYOUT', default: '0.01', help: "smallest balance paid to a miner's wallet, coins; smaller balances wait" },
   { name: 'PAYOUT_FEE_RATE', default: '', help: "payment fee rate in base units per vbyte (empty: the node wallet's estimate)" },
@@ -74,6 +79,8 @@ export interface BridgeConfig {
   readonly wsUrl: string | null;
   readonly dataDir: string;
   readonly stakeUtxo: { readonly txid: string; readonly vout: number } | null;
+  /** Manifest ids the STAKE declares (OPOI_SERVES); empty = OPEN work only. */
+  readonly serves: readonly string[];
   /** Basis points (1% = 100). */
   readonly feeBasisPoints: number;
   /** Base units. */
@@ -123,6 +130,23 @@ function expandHome(path: string): string {
   return path.startsWith('~/') ? join(homedir(), path.slice(2)) : path;
 }
 
+/** A model name as the chain takes one (protocol.md §11.1, `bad-opoi-model`). */
+const MODEL_ID = /^[A-Za-z0-9][A-Za-z0-9._:/+-]{0,63}$/;
+/** The most manifests a STAKE lists (protocol.md §11.1). */
+const MAX_SERVED = 8;
+
+function parseServes(text: string): string[] {
+  const ids = text
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
+  const wrong = ids.find((id) => !MODEL_ID.test(id));
+  if (wrong !== undefined) throw new ConfigError(`OPOI_SERVES: "${wrong}" is not a model id (1-64 of A-Z a-z 0-9 . _ : / + -)`);
+  if (ids.length > MAX_SERVED) throw new ConfigError(`OPOI_SERVES: a STAKE lists at most ${MAX_SERVED} manifests`);
+  if (new Set(ids).size !== ids.length) throw new ConfigError('OPOI_SERVES names a manifest twice');
+  return ids;
+}
+
 /** A complete, checked configuration; ConfigError names the first variable that is wrong. */
 export function parseConfig(envFile: string, values: Record<string, string>): BridgeConfig {
   const get = (name: string): string => {
@@ -151,6 +175,7 @@ export function parseConfig(envFile: string, values: Record<string, string>): Br
     if (!m) throw new ConfigError(`OPOI_STAKE_UTXO: "${utxo}" must be <txid>:<vout>`);
     stakeUtxo = { txid: m[1].toLowerCase(), vout: Number(m[2]) };
   }
+  const serves = parseServes(opt('OPOI_SERVES'));
   const fee = opt('POOL_FEE_PERCENT');
   if (!/^\d{1,3}(\.\d{1,2})?$/.test(fee) || Number(fee) > 100)
     throw new ConfigError(`POOL_FEE_PERCENT: "${fee}" must be 0 to 100 with two decimals at most`);
@@ -174,6 +199,7 @@ export function parseConfig(envFile: string, values: Record<string, string>): Br
     wsUrl: wsUrl === '' ? null : wsUrl,
     dataDir: resolve(expandHome(get('DATA_DIR'))),
     stakeUtxo,
+    serves,
     feeBasisPoints: Math.round(Number(fee) * 100),
     minPayout,
     payoutFeeRate: feeRate === '' ? null : number('PAYOUT_FEE_RATE', feeRate, 0, 1_000_000),

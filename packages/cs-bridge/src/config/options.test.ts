@@ -50,7 +50,7 @@ test('-help and -version of the program and of each command, before anything els
 
 test('mistakes name the option in its new spelling', () => {
   for (const [argv, message] of [
-    [['bogus'], "unknown command 'bogus' (setup or ask; cs-bridge -help)"],
+    [['bogus'], "unknown command 'bogus' (setup, ask, challenge, manifest; cs-bridge -help)"],
     [['setup', 'extra'], "unexpected argument 'extra' (options are -name=value; cs-bridge -help)"],
     [['-env'], "Invalid value for -env: '' (expected a file name, as in -env=<file>)"],
     [['--poll-ms=200'], 'Invalid parameter -poll-ms'],
@@ -65,6 +65,11 @@ test('mistakes name the option in its new spelling', () => {
     [['ask', '-feepertoken=-1'], "Invalid value for -feepertoken: '-1' (expected an amount in coins, at most 8 decimals)"],
     [['ask', '-pollms=fast'], "Invalid value for -pollms: 'fast' (expected an integer >= 1)"],
     [['ask', '-max-tokens=20'], 'Invalid parameter -max-tokens'],
+    [['ask', '-quorum=17'], "Invalid value for -quorum: '17' (expected an integer 1..16)"],
+    [['challenge'], 'challenge needs the request id (cs-bridge challenge -help)'],
+    [['challenge', 'not-a-uuid'], 'challenge needs the request id (cs-bridge challenge -help)'],
+    [['manifest'], 'manifest needs the GGUF file (cs-bridge manifest -help)'],
+    [['manifest', '-bos=sometimes', 'm.gguf'], "Invalid value for -bos: 'sometimes' (expected one of metadata, never, always)"],
   ] as const) {
     assert.throws(
       () => readInvocation(argv),
@@ -72,4 +77,20 @@ test('mistakes name the option in its new spelling', () => {
       argv.join(' '),
     );
   }
+});
+
+test('challenge and manifest: their options, then the one word each takes', () => {
+  const id = '5B1F1D2E-0000-4000-8000-000000000001';
+  const c = readInvocation(['challenge', '-bond=0.75', '-challenger=csrt1qxyz', id]);
+  assert.ok(c.command === 'challenge' && c.info === null);
+  assert.deepEqual([c.challenge.requestId, c.challenge.bond, c.challenge.challenger], [id.toLowerCase(), '0.75', 'csrt1qxyz']);
+  const m = readInvocation(['manifest', '-modelid=tiny-q8', '-tolerance=8192', '-bos=never', '-parsespecial', '/models/tiny.gguf']);
+  assert.ok(m.command === 'manifest' && m.info === null);
+  assert.deepEqual(
+    [m.manifest.file, m.manifest.modelid, m.manifest.tolerance, m.manifest.bos, m.manifest.parsespecial, m.manifest.chattemplate],
+    ['/models/tiny.gguf', 'tiny-q8', 8192, 'never', true, null],
+  );
+  const v = readInvocation(['ask', '-verifiable', '-quorum=3', '-auditfee=0.001', '-model=tiny-q8', '-maxtokens=8', '-payment=0.01', 'Hi']);
+  assert.ok(v.command === 'ask' && v.info === null);
+  assert.deepEqual([v.ask.verifiable, v.ask.quorum, v.ask.auditfee], [true, 3, 100_000n]);
 });

@@ -6,18 +6,19 @@
  */
 import { resolve } from 'node:path';
 import { parseAmount } from '@cs/runtime/amount';
-import { amount, INFO_OPTIONS, integer, readCommandLine, text, type ValuesOf } from '@cs/runtime/config';
+import { amount, flag, INFO_OPTIONS, integer, readCommandLine, text, type ValuesOf } from '@cs/runtime/config';
+import {
+  CHALLENGE_OPTIONS,
+  type ChallengeRequest,
+  type ChallengeValues,
+  MANIFEST_OPTIONS,
+  type ManifestRequest,
+  type ManifestValues,
+  readChallenge,
+  readManifest,
+} from './requester-options.ts';
 import { ConfigError } from './env.ts';
-
-const nonEmpty = (what: string) => (value: string) => (value === '' ? what : null);
-
-const ENV = text({
-  category: 'general',
-  arg: '<file>',
-  description: 'The environment file with the variables (relative to the current directory).',
-  default: '.env',
-  check: nonEmpty('a file name, as in -env=<file>'),
-});
+import { ENV, NODE_OPTIONS, nonEmpty } from './option-parts.ts';
 
 /** `cs-bridge` and `cs-bridge setup`. */
 export const BRIDGE_OPTIONS = { ...INFO_OPTIONS, env: ENV };
@@ -60,6 +61,18 @@ export const ASK_OPTIONS = {
     check: nonEmpty('a request id, as in -requestid=<uuid>'),
   }),
   pollms: integer({ category: 'request', arg: '<ms>', description: 'Milliseconds between polls of the bridge and the node.', default: 1000, min: 1 }),
+  verifiable: flag({
+    category: 'request',
+    description: 'A VERIFIABLE request: -model names a model manifest; the answer is published, audited and paid only if found valid.',
+    default: false,
+  }),
+  quorum: integer({ category: 'request', arg: '<n>', description: 'Auditors drawn for a VERIFIABLE answer (1 to 16).', default: 1, min: 1, max: 16 }),
+  auditfee: amount({
+    category: 'request',
+    arg: '<coins>',
+    description: "Fee escrowed for each auditor of a VERIFIABLE answer, in coins (at least the network's 0.0001).",
+    default: '0.0001',
+  }),
 
   bridgeurl: text({
     category: 'connection',
@@ -74,20 +87,7 @@ export const ASK_OPTIONS = {
     default: null,
     sensitive: true,
   }),
-  rpcurl: text({
-    category: 'connection',
-    arg: '<url>',
-    description: "The node's JSON-RPC URL (default: the env file's CSD_RPC_URL).",
-    default: null,
-  }),
-  rpcuser: text({ category: 'connection', arg: '<user>', description: "The node's RPC user (default: the env file's CSD_RPC_USER).", default: null }),
-  rpcpassword: text({
-    category: 'connection',
-    arg: '<pw>',
-    description: "The node's RPC password (default: the env file's CSD_RPC_PASS).",
-    default: null,
-    sensitive: true,
-  }),
+  ...NODE_OPTIONS,
 };
 
 export type AskValues = ValuesOf<typeof ASK_OPTIONS>;
@@ -100,7 +100,7 @@ export type AskRequest = Omit<AskValues, 'model' | 'maxtokens' | 'payment'> & {
   readonly prompt: string;
 };
 
-export const COMMANDS = ['setup', 'ask'] as const;
+export const COMMANDS = ['setup', 'ask', 'challenge', 'manifest'] as const;
 export type Command = 'run' | (typeof COMMANDS)[number];
 
 const isCommand = (word: string): word is (typeof COMMANDS)[number] => (COMMANDS as readonly string[]).includes(word);
@@ -109,7 +109,12 @@ export type Invocation =
   /** -help or -version, of the program ('run') or of a command. */
   | { readonly info: 'help' | 'version'; readonly command: Command }
   | { readonly info: null; readonly command: 'run' | 'setup'; readonly envFile: string }
-  | { readonly info: null; readonly command: 'ask'; readonly envFile: string; readonly ask: AskRequest };
+  | { readonly info: null; readonly command: 'ask'; readonly envFile: string; readonly ask: AskRequest }
+  | { readonly info: null; readonly command: 'challenge'; readonly envFile: string; readonly challenge: ChallengeRequest }
+  | { readonly info: null; readonly command: 'manifest'; readonly envFile: string; readonly manifest: ManifestRequest };
+
+/** Each command's option table. */
+const TABLES = { run: BRIDGE_OPTIONS, setup: BRIDGE_OPTIONS, ask: ASK_OPTIONS, challenge: CHALLENGE_OPTIONS, manifest: MANIFEST_OPTIONS } as const;
 
 /**
  * `--env FILE`, the spelling before -env=FILE, in the service units written for it: read as
@@ -134,12 +139,14 @@ export function readInvocation(argv: readonly string[]): Invocation {
   const [word, ...rest] = top.positional;
   if (top.values.version) return { info: 'version', command: 'run' };
   if (top.values.help) return { info: 'help', command: 'run' };
-  if (word !== undefined && !isCommand(word)) throw new ConfigError(`unknown command '${word}' (setup or ask; cs-bridge -help)`);
+  if (word !== undefined && !isCommand(word)) throw new ConfigError(`unknown command '${word}' (${COMMANDS.join(', ')}; cs-bridge -help)`);
   const command: Command = word ?? 'run';
-  const sub = command === 'ask' ? readCommandLine(ASK_OPTIONS, rest) : readCommandLine(BRIDGE_OPTIONS, rest);
+  const sub = readCommandLine(TABLES[command] as typeof BRIDGE_OPTIONS, rest);
   if (sub.values.version) return { info: 'version', command };
   if (sub.values.help) return { info: 'help', command };
   const envFile = resolve(sub.isSet('env') ? sub.values.env : top.values.env);
+  if (command === 'challenge') return { info: null, command, envFile, challenge: readChallenge(sub.values as ChallengeValues, sub.positional) };
+  if (command === 'manifest') return { info: null, command, envFile, manifest: readManifest(sub.values as ManifestValues, sub.positional) };
   if (command !== 'ask') {
     if (sub.positional.length > 0) throw new ConfigError(`unexpected argument '${sub.positional[0]}' (options are -name=value; cs-bridge -help)`);
     return { info: null, command, envFile };

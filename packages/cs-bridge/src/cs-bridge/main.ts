@@ -1,7 +1,8 @@
 /**
  * cs-bridge: `cs-bridge [-env=<file>]` runs the bridge (the setup wizard first when the file is
  * incomplete or no stake is active, and a terminal is there to answer it); `cs-bridge setup` runs
- * only the wizard; `cs-bridge ask ...` is the requester's whole flow. -help and -version, of the
+ * only the wizard; `cs-bridge ask ...` is the requester's whole flow, `challenge` and `manifest` its
+ * other chain steps. -help and -version, of the
  * program and of each command, are answered from the command line alone. Errors print one line,
  * exit 1.
  */
@@ -11,7 +12,10 @@ import { runAsk } from '../ask/ask.ts';
 import { Bridge, StartError, lockBridge, rpcClientFor } from '../bridge.ts';
 import { ConfigError, mergedValues, missingVariables, parseConfig } from '../config/env.ts';
 import { ASK_OPTIONS, BRIDGE_OPTIONS, type Command, readInvocation } from '../config/options.ts';
+import { CHALLENGE_OPTIONS, MANIFEST_OPTIONS } from '../config/requester-options.ts';
 import { NodeCheckError, readStake } from '../node/node-check.ts';
+import { runChallenge } from '../requester/challenge.ts';
+import { runManifest } from '../requester/manifest.ts';
 import { runWizard } from '../setup/wizard.ts';
 
 const VERSION_LINE = `cs OPoI bridge version v${packageVersion(new URL('../../package.json', import.meta.url))}\n`;
@@ -23,6 +27,11 @@ Usage:
   cs-bridge setup [-env=<file>]    the setup wizard only
   cs-bridge ask -model=<name> -maxtokens=<n> -payment=<coins> [options] <prompt>
                                    submit a request, hand over the prompt, wait for the answer
+                                   (-verifiable: -model names a manifest; follows publish and audits)
+  cs-bridge challenge [options] <request_id>
+                                   challenge an answer under audit (a bond for a second round)
+  cs-bridge manifest [options] <gguf file>
+                                   register a model manifest for a GGUF file
 The variables and their defaults: docs/bridge.md and .env.example. "cs-bridge <command> -help"
 lists a command's options.
 
@@ -40,6 +49,22 @@ Sends the REQUEST from the node's wallet, hands the prompt to the bridge once it
 for the answer (docs/bridge.md, "Asking"). The options come before the prompt.
 
 ${formatOptionsHelp(ASK_OPTIONS)}`,
+  challenge: `
+Usage: cs-bridge challenge [options] <request_id>
+
+Sends a CHALLENGE of a VERIFIABLE answer under audit from the node's wallet: the bond buys a second
+round of audit_quorum + 1 auditors and comes back unless the answer is found valid (docs/bridge.md,
+"Challenging"). Follow the request with getopoirequest or the dashboard.
+
+${formatOptionsHelp(CHALLENGE_OPTIONS)}`,
+  manifest: `
+Usage: cs-bridge manifest [options] <gguf file>
+
+Registers a model manifest from the node's wallet: the file's SHA-256 and size, the tokenization
+rules and the tolerance; the network's manifest fee is burned (docs/bridge.md, "Registering a
+manifest").
+
+${formatOptionsHelp(MANIFEST_OPTIONS)}`,
 };
 
 async function run(envFile: string): Promise<void> {
@@ -104,6 +129,14 @@ async function main(): Promise<void> {
     }
     if (inv.command === 'ask') {
       process.exitCode = await runAsk(inv.envFile, inv.ask);
+      return;
+    }
+    if (inv.command === 'challenge') {
+      process.exitCode = await runChallenge(inv.envFile, inv.challenge);
+      return;
+    }
+    if (inv.command === 'manifest') {
+      process.exitCode = await runManifest(inv.envFile, inv.manifest);
       return;
     }
     await run(inv.envFile);

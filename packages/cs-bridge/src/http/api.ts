@@ -9,7 +9,7 @@ import { RateLimiter } from '@cs/runtime/rate-limit';
 import type { Logger } from 'pino';
 import type { HostPort } from '../config/env.ts';
 import type { OpoiEngine } from '../opoi/engine.ts';
-import type { RequestRecord } from '../store/store.ts';
+import type { AuditJob, RequestRecord } from '../store/store.ts';
 import { OPENAPI } from './openapi.ts';
 import { RouteTable } from '@cs/client/http-routes';
 
@@ -66,15 +66,39 @@ function readBody(req: IncomingMessage, max: number): Promise<string> {
   });
 }
 
+const minerOf = (a: { wallet: string; worker: string } | null | undefined) => (a ? `${a.wallet}.${a.worker}` : null);
+
+/** A request in flight; `check` is a VERIFIABLE answer's pre-commit check by a second miner. */
 function pendingView(r: RequestRecord) {
+  const check = r.submission?.check;
   return {
+    kind: 'request' as const,
     request_id: r.requestId,
+    task_type: r.taskType ?? 'OPEN',
     model: r.model,
     max_tokens: r.maxTokens,
     payment: r.payment,
     has_prompt: r.prompt !== null,
-    assigned_to: r.assigned ? `${r.assigned.wallet}.${r.assigned.worker}` : null,
+    assigned_to: minerOf(r.assigned),
     stage: r.stage,
+    check: check ? { miner: minerOf(check.assigned), verdict: check.verdict } : null,
+  };
+}
+
+/** An audit this bridge's address was drawn for, not finished. */
+function auditView(j: AuditJob) {
+  return {
+    kind: 'audit' as const,
+    request_id: j.requestId,
+    task_type: 'VERIFIABLE' as const,
+    model: j.model,
+    max_tokens: j.maxTokens,
+    token_count: j.tokenIds.length,
+    assigned_to: minerOf(j.assigned ?? j.miner),
+    stage: j.stage,
+    verdict: j.verdict ?? null,
+    commit_txid: j.commitTxid ?? null,
+    reveal_txid: j.revealTxid ?? null,
   };
 }
 
@@ -85,13 +109,18 @@ function submissionView(r: RequestRecord) {
     stage: r.stage,
     note: r.note ?? null,
     submission_id: s?.id ?? null,
+    task_type: r.taskType ?? 'OPEN',
     miner: s ? `${s.wallet}.${s.worker}` : null,
     response_hash: s?.responseHash ?? null,
     token_count: s?.tokenCount ?? null,
+    token_ids: s?.tokenIds ?? null,
+    check: s?.check ? { miner: minerOf(s.check.assigned), verdict: s.check.verdict } : null,
     commit_txid: s?.commitTxid ?? null,
     reveal_txid: s?.revealTxid ?? null,
+    publish_txid: s?.publishTxid ?? null,
     payout_txid: s?.claimTxid ?? null,
     miner_share: s?.credited ? Number(BigInt(s.credited)) / 1e8 : null,
+    check_share: s?.checkCredited ? Number(BigInt(s.checkCredited)) / 1e8 : null,
     response_hex: s?.responseHex ?? null,
   };
 }
@@ -169,7 +198,7 @@ export class BridgeApi {
       case 'prompt':
         return this.prompt(req, res);
       case 'pending':
-        return ok(engine.store.active().map(pendingView));
+        return ok([...engine.store.active().map(pendingView), ...engine.store.activeAudits().map(auditView)]);
       case 'submission': {
         const r = engine.store.request(match.params.request_id.toLowerCase());
         if (!r) throw new HttpFailure(404, 'request_id not known to this bridge');
@@ -221,6 +250,8 @@ export class BridgeApi {
     const { engine } = this.ctx;
     const stages = new Map<string, number>();
     for (const r of engine.store.requests()) stages.set(r.stage, (stages.get(r.stage) ?? 0) + 1);
+    const auditStages = new Map<string, number>();
+    for (const j of engine.store.audits()) auditStages.set(j.stage, (auditStages.get(j.stage) ?? 0) + 1);
     const lines = [
       '# HELP cs_bridge_miner_connections Miner connections open.',
       '# TYPE cs_bridge_miner_connections gauge',
@@ -237,6 +268,9 @@ export class BridgeApi {
       '# HELP cs_bridge_requests Requests known to the bridge, by stage.',
       '# TYPE cs_bridge_requests gauge',
       ...[...stages].map(([s, n]) => `cs_bridge_requests{stage="${s}"} ${n}`),
+      '# HELP cs_bridge_audits Audits the OPoI address was drawn for, by stage.',
+      '# TYPE cs_bridge_audits gauge',
+      ...[...auditStages].map(([s, n]) => `cs_bridge_audits{stage="${s}"} ${n}`),
       '# HELP cs_bridge_http_responses_total HTTP API responses by status.',
       '# TYPE cs_bridge_http_responses_total counter',
       ...[...this.counts].map(([s, n]) => `cs_bridge_http_responses_total{status="${s}"} ${n}`),

@@ -1,9 +1,18 @@
 /** The OpenAPI 3.1 description of the bridge's HTTP API, served at /openapi.json. */
+import { AUDIT_STAGES, STAGES } from '../store/records.ts';
 const error = { type: 'object', properties: { error: { type: 'string' } }, required: ['error'] };
 const errorResponse = (description: string) => ({ description, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } });
-const stage = {
-  type: 'string',
-  enum: ['awaiting_prompt', 'queued', 'assigned', 'received', 'committed', 'revealed', 'published', 'claimed', 'paid', 'lost', 'expired'],
+const stage = { type: 'string', enum: STAGES };
+const auditStage = { type: 'string', enum: AUDIT_STAGES };
+const taskType = { enum: ['OPEN', 'VERIFIABLE'] };
+const txid = { type: ['string', 'null'] };
+const check = {
+  type: ['object', 'null'],
+  description: "a VERIFIABLE answer's check by a second miner before the COMMIT (null: not checked yet, or OPEN)",
+  properties: {
+    miner: { type: ['string', 'null'], description: '<wallet>.<worker> of the checking miner (null when unchecked)' },
+    verdict: { enum: ['valid', 'unchecked', null], description: 'null while checking; unchecked: no second miner held the file' },
+  },
 };
 
 export const OPENAPI = {
@@ -13,16 +22,38 @@ export const OPENAPI = {
     securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'x-opoi-api-key' } },
     schemas: {
       Error: error,
-      Pending: {
+      PendingRequest: {
         type: 'object',
+        required: ['kind', 'request_id', 'stage'],
         properties: {
+          kind: { const: 'request' },
           request_id: { type: 'string', format: 'uuid' },
-          model: { type: 'string' },
+          task_type: taskType,
+          model: { type: 'string', description: 'the model name, or the manifest id of a VERIFIABLE request' },
           max_tokens: { type: 'integer' },
           payment: { type: 'number', description: 'coins' },
           has_prompt: { type: 'boolean' },
           assigned_to: { type: ['string', 'null'], description: '<wallet>.<worker> of the miner working on it' },
           stage,
+          check,
+        },
+      },
+      PendingAudit: {
+        type: 'object',
+        description: "an audit the bridge's OPoI address was drawn for",
+        required: ['kind', 'request_id', 'stage'],
+        properties: {
+          kind: { const: 'audit' },
+          request_id: { type: 'string', format: 'uuid' },
+          task_type: { const: 'VERIFIABLE' },
+          model: { type: 'string', description: 'the manifest id the answer is replayed with' },
+          max_tokens: { type: 'integer' },
+          token_count: { type: 'integer', description: 'token ids of the published answer' },
+          assigned_to: { type: ['string', 'null'], description: '<wallet>.<worker> of the miner replaying it, or whose verdict is committed' },
+          stage: auditStage,
+          verdict: { enum: ['valid', 'invalid', null] },
+          commit_txid: txid,
+          reveal_txid: txid,
         },
       },
       Health: {
@@ -44,13 +75,21 @@ export const OPENAPI = {
           stage,
           note: { type: ['string', 'null'] },
           submission_id: { type: ['integer', 'null'] },
+          task_type: taskType,
           miner: { type: ['string', 'null'] },
-          response_hash: { type: ['string', 'null'] },
+          response_hash: {
+            type: ['string', 'null'],
+            description: 'what the COMMIT binds: SHA-256 of the text (OPEN), verifiableResponseHash (VERIFIABLE)',
+          },
           token_count: { type: ['integer', 'null'] },
-          commit_txid: { type: ['string', 'null'] },
-          reveal_txid: { type: ['string', 'null'] },
-          payout_txid: { type: ['string', 'null'] },
+          token_ids: { type: ['array', 'null'], items: { type: 'integer' }, description: "a VERIFIABLE answer's token ids" },
+          check,
+          commit_txid: txid,
+          reveal_txid: txid,
+          publish_txid: { type: ['string', 'null'], description: 'the PUBLISH of a VERIFIABLE answer' },
+          payout_txid: txid,
           miner_share: { type: ['number', 'null'], description: "coins credited to the miner's wallet" },
+          check_share: { type: ['number', 'null'], description: "coins credited to the checking miner's wallet" },
           response_hex: { type: ['string', 'null'] },
         },
       },
@@ -78,7 +117,9 @@ export const OPENAPI = {
           400: errorResponse('malformed body, or the SHA-256 of prompt is not the on-chain prompt hash'),
           401: errorResponse('missing or wrong x-opoi-api-key'),
           404: errorResponse('request_id not found on-chain: the REQUEST is unconfirmed; retry the same call after a block'),
-          409: errorResponse('the request is no longer PENDING'),
+          409: errorResponse(
+            "the request is no longer PENDING, names another executor, or is VERIFIABLE under a manifest the bridge's stake does not serve",
+          ),
           413: errorResponse('prompt larger than MAX_PROMPT_BYTES'),
           429: errorResponse('more than PROMPT_RATE_LIMIT calls this minute from this address'),
         },
@@ -86,11 +127,18 @@ export const OPENAPI = {
     },
     '/svc/opoi/pending': {
       get: {
-        summary: 'The in-flight queue',
+        summary: 'The in-flight queue: requests, then audits the bridge was drawn for',
         responses: {
           200: {
-            description: 'requests not finished',
-            content: { 'application/json': { schema: { type: 'array', items: { $ref: '#/components/schemas/Pending' } } } },
+            description: 'requests and audits not finished',
+            content: {
+              'application/json': {
+                schema: {
+                  type: 'array',
+                  items: { oneOf: [{ $ref: '#/components/schemas/PendingRequest' }, { $ref: '#/components/schemas/PendingAudit' }] },
+                },
+              },
+            },
           },
         },
       },

@@ -55,6 +55,8 @@ export interface StakeInfo {
   readonly status: string;
   readonly renewedHeight: number;
   readonly renewByHeight: number;
+  /** Model ids of the manifests its STAKE declared (fixed until the next STAKE). */
+  readonly serves: readonly string[];
 }
 
 export type StakeState = { readonly kind: 'stake'; readonly stake: StakeInfo } | { readonly kind: 'none' };
@@ -63,7 +65,7 @@ export type StakeState = { readonly kind: 'stake'; readonly stake: StakeInfo } |
 export async function readStake(rpc: RpcClient, opoiAddress: string): Promise<StakeState> {
   try {
     const s = await rpc.call('getopoistake', [opoiAddress]);
-    return { kind: 'stake', stake: { status: s.status, renewedHeight: s.renewed_height, renewByHeight: s.renew_by_height } };
+    return { kind: 'stake', stake: { status: s.status, renewedHeight: s.renewed_height, renewByHeight: s.renew_by_height, serves: s.serves } };
   } catch (e) {
     if (e instanceof RpcError && e.code === -5 && /no stake/.test(e.message)) return { kind: 'none' };
     throw e;

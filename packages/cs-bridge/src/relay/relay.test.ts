@@ -187,7 +187,7 @@ test('the wallet is learned from mining.authorize only when the pool answers tru
   const ready = handler.events.at(-1)!;
   assert.deepEqual({ event: ready.event, wallet: ready.wallet, worker: ready.worker }, { event: 'ready', wallet: WALLET, worker: 'second' });
   const conn = handler.conns.get(ready.id)!;
-  assert.deepEqual(conn.opoi, { models: ['tiny'], maxTokens: null, maxPromptBytes: null, concurrency: 2 });
+  assert.deepEqual(conn.opoi, { models: ['tiny'], maxTokens: null, maxPromptBytes: null, concurrency: 2, files: [], audits: false });
 
   // Now opoi.* goes to the engine and its answer comes back with the same id.
   m.socket.write('{"id":"r1","method":"opoi.submit_result","params":[{"request_id":"x"}]}\n');

@@ -5,107 +5,29 @@
  */
 import { mkdirSync } from 'node:fs';
 import { open, type Database, type RootDatabase } from 'lmdb';
+import {
+  AUDIT_TERMINAL,
+  type AuditJob,
+  type Balance,
+  type PaymentRecord,
+  type RequestRecord,
+  type SentTx,
+  StaleRecordError,
+  TERMINAL,
+} from './records.ts';
 
-/** A request's place in the bridge's lifecycle (docs/bridge.md, "Stages"). */
-export type Stage =
-  | 'awaiting_prompt'
-  | 'queued'
-  | 'assigned'
-  | 'received'
-  | 'committed'
-  | 'revealed'
-  | 'published'
-  | 'claimed'
-  | 'paid'
-  | 'lost'
-  | 'expired';
+export * from './records.ts';
 
-export const TERMINAL: ReadonlySet<Stage> = new Set(['paid', 'lost', 'expired']);
-
-export interface Assignment {
-  readonly conn: number;
-  readonly wallet: string;
-  readonly worker: string;
-  /** ms since the epoch. */
-  readonly at: number;
-}
-
-/** The miner's answer and everything the chain steps made of it. */
-export interface Submission {
-  readonly id: number;
-  readonly wallet: string;
-  readonly worker: string;
-  readonly responseHash: string;
-  readonly responseHex: string;
-  readonly tokenCount: number;
-  /** Chosen before the COMMIT is sent, so a resend after a crash makes the same commitment. */
-  readonly nonce: string;
-  readonly receivedAt: number;
-  readonly commitTxid?: string;
-  readonly commitment?: string;
-  readonly revealTxid?: string;
-  readonly claimTxid?: string;
-  /** Base units credited to the miner's wallet (its share of the winner's pay). */
-  readonly credited?: string;
-}
-
-export interface RequestRecord {
-  readonly requestId: string;
-  readonly model: string;
-  readonly promptHash: string;
-  readonly maxTokens: number;
-  readonly payment: number;
-  readonly blockHeight: number;
-  readonly stage: Stage;
-  readonly prompt: string | null;
-  readonly assigned: Assignment | null;
-  /** Miners (wallet.worker) that timed out or gave up on it: tried last. */
-  readonly passed: readonly string[];
-  readonly submission: Submission | null;
-  readonly note?: string;
-  readonly updatedAt: number;
-  /**
-   * Bumped by every write. The engine's tick, the miners' answers and the HTTP API change requests
-   * concurrently (each awaits node calls between reading and writing), so a write names the
-   * revision it was computed from and is refused when another write came first.
-   */
-  readonly rev?: number;
-}
-
-/** A write computed from a record that another write changed meanwhile. */
-export class StaleRecordError extends Error {
-  constructor(readonly requestId: string) {
-    super(`request ${requestId} changed meanwhile`);
-  }
-}
-
-export interface Balance {
-  readonly pending: bigint;
-  readonly paid: bigint;
-}
-
-export interface PaymentRecord {
-  readonly id: number;
-  readonly txid: string;
-  readonly hex: string;
-  /** wallet → base units (decimal text). */
-  readonly amounts: Record<string, string>;
-  readonly status: 'signed' | 'broadcast' | 'failed';
-  readonly time: number;
-}
-
-/** A transaction the bridge sent and follows until it is buried (engine.ts, followSent). */
-export interface SentTx {
-  readonly kind: 'STAKE' | 'RENEW' | 'COMMIT' | 'REVEAL' | 'payout';
-  /** The request a COMMIT, REVEAL or payout claim is for. */
-  readonly requestId?: string;
-}
+/** Records whose writes name the revision they were computed from (RequestRecord.rev). */
+type Revised = { readonly rev?: number; readonly updatedAt: number };
 
 export interface Change {
   /** Each replaces the stored record of the same revision (or, with no `rev`, one not stored yet). */
   readonly requests?: readonly RequestRecord[];
   /** Stored only when no record of that id exists (requests first seen on chain). */
   readonly newRequests?: readonly RequestRecord[];
+  /** As `requests`, for audits the bridge was drawn for. */
+  readonly audits?: readonly AuditJob[];
   /** Added to the wallet's balance (negative pending moves to paid with a positive `paid`). */
   readonly balances?: readonly { wallet: string; pending: bigint; paid: bigint }[];
   readonly payments?: readonly PaymentRecord[];
@@ -121,6 +43,7 @@ export class BridgeStore {
   private readonly paymentTable: Database<PaymentRecord, number>;
   private readonly sentTable: Database<SentTx, string>;
   private readonly metaTable: Database<string, string>;
+  private readonly auditTable: Database<AuditJob, string>;
 
   constructor(dir: string) {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
@@ -130,6 +53,7 @@ export class BridgeStore {
     this.paymentTable = this.root.openDB({ name: 'payments', encoding: 'json' });
     this.sentTable = this.root.openDB({ name: 'sent', encoding: 'json' });
     this.metaTable = this.root.openDB({ name: 'meta', encoding: 'string' });
+    this.auditTable = this.root.openDB({ name: 'audits', encoding: 'json' });
   }
 
   request(id: string): RequestRecord | undefined {
@@ -142,6 +66,18 @@ export class BridgeStore {
 
   active(): RequestRecord[] {
     return this.requests().filter((r) => !TERMINAL.has(r.stage));
+  }
+
+  audit(requestId: string): AuditJob | undefined {
+    return this.auditTable.get(requestId);
+  }
+
+  audits(): AuditJob[] {
+    return [...this.auditTable.getRange()].map((e) => e.value);
+  }
+
+  activeAudits(): AuditJob[] {
+    return this.audits().filter((a) => !AUDIT_TERMINAL.has(a.stage));
   }
 
   balance(wallet: string): Balance {
@@ -174,11 +110,12 @@ export class BridgeStore {
   /** One transaction; StaleRecordError (and nothing written) when a request changed meanwhile. */
   async apply(change: Change): Promise<void> {
     await this.root.transaction(() => {
-      for (const r of change.requests ?? []) {
-        const stored = this.requestTable.get(r.requestId);
-        if ((stored === undefined) !== (r.rev === undefined) || (stored && stored.rev !== r.rev)) throw new StaleRecordError(r.requestId);
-      }
-      for (const r of change.requests ?? []) this.requestTable.put(r.requestId, { ...r, updatedAt: Date.now(), rev: (r.rev ?? 0) + 1 });
+      const requests = change.requests ?? [];
+      const audits = change.audits ?? [];
+      for (const r of requests) this.checkRevision(this.requestTable.get(r.requestId), r, r.requestId);
+      for (const a of audits) this.checkRevision(this.auditTable.get(a.requestId), a, a.requestId);
+      for (const r of requests) this.requestTable.put(r.requestId, this.revised(r));
+      for (const a of audits) this.auditTable.put(a.requestId, this.revised(a));
       for (const r of change.newRequests ?? []) {
         if (this.requestTable.get(r.requestId) === undefined) this.requestTable.put(r.requestId, { ...r, updatedAt: Date.now(), rev: 1 });
       }
@@ -196,6 +133,15 @@ export class BridgeStore {
         else this.metaTable.put(k, v);
       }
     });
+  }
+
+  /** A write replaces the stored revision it names (no `rev`: a record not stored yet). */
+  private checkRevision(stored: Revised | undefined, next: Revised, id: string): void {
+    if ((stored === undefined) !== (next.rev === undefined) || (stored && stored.rev !== next.rev)) throw new StaleRecordError(id);
+  }
+
+  private revised<T extends Revised>(r: T): T {
+    return { ...r, updatedAt: Date.now(), rev: (r.rev ?? 0) + 1 };
   }
 
   async close(): Promise<void> {
