@@ -6,11 +6,11 @@
 import { createRequire } from 'node:module';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { VARIABLES, readEnvFile } from '@cs/bridge/setup';
+import { readEnvFile } from '@cs/bridge/setup';
 import type { BridgeNumber, Network } from '../network/network.ts';
 import { ensureModel, minerAddress, writeDashboardConf, writeNodeConf } from '../setup/files.ts';
-import { BRIDGE_TO_POOL_HOST, mineToMaturity, stakeBridge, writeBridgeEnv } from '../setup/chain.ts';
-import { registerManifest } from '../setup/manifest.ts';
+import { BRIDGE_TO_POOL_HOST, bridgeProcessEnv, mineToMaturity, stakeBridge, writeBridgeEnv } from '../setup/chain.ts';
+import { modelIdentity, registerManifest } from '../setup/manifest.ts';
 import type { Progress } from '../supervisor/progress.ts';
 
 export interface Endpoint {
@@ -166,20 +166,21 @@ function miner(i: BridgeNumber): Program {
  */
 function bridge(n: BridgeNumber): Program {
   const files = (net: Network) => net.bridge(n);
+  const bin = binOf('@cs/bridge', 'cs-bridge');
   const label = n === 1 ? 'bridge' : `bridge ${n}`;
   return {
     name: n === 1 ? 'bridge' : `bridge${n}`,
     title: n === 1 ? 'cs-bridge' : `cs-bridge ${n}`,
-    bin: binOf('@cs/bridge', 'cs-bridge'),
+    bin,
     async prepare(net, progress) {
       await ensureModel(net, progress);
-      const manifest = await registerManifest(net, progress);
-      await writeBridgeEnv(net, n, manifest.id);
-      await stakeBridge(net, n, manifest.id, progress);
+      const { id } = await modelIdentity(net);
+      await writeBridgeEnv(net, n, id);
+      if (n === 1) await registerManifest(net, bin, progress);
+      await stakeBridge(net, n, id, progress);
     },
     args: (net) => [`-env=${files(net).envFile}`],
-    // The bridge lets its variables in the environment override the file; the file is the network's.
-    env: () => Object.fromEntries(Object.entries(process.env).filter(([k]) => !VARIABLES.some((v) => v.name === k))),
+    env: bridgeProcessEnv,
     ready: async (net) => (await bridgeHealth(net, n)) !== null,
     working: { what: 'an ACTIVE stake', check: async (net) => (await bridgeHealth(net, n))?.status === 'ok' },
     async state(net) {

@@ -7,7 +7,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { REGTEST } from '@cs/consensus';
-import { readEnvFile, readStake, spendableUtxos, newApiKey, writeEnvFile } from '@cs/bridge/setup';
+import { readEnvFile, readStake, spendableUtxos, newApiKey, VARIABLES, writeEnvFile } from '@cs/bridge/setup';
 import { readCookie } from '@cs/runtime/datadir';
 import type { RpcClient } from '@cs/client';
 import type { BridgeNumber, Network } from '../network/network.ts';
@@ -48,6 +48,11 @@ export function mineToMaturity(net: Network, progress: Progress): Promise<void> 
  * relayed miner come from: the pool whitelists it (programs.ts).
  */
 export const BRIDGE_TO_POOL_HOST = '127.0.0.1';
+
+/** cs-network's environment without the bridge's variables: cs-bridge lets those override its file, and the file is the network's. */
+export function bridgeProcessEnv(): NodeJS.ProcessEnv {
+  return Object.fromEntries(Object.entries(process.env).filter(([k]) => !VARIABLES.some((v) => v.name === k)));
+}
 
 /** Bridge `n`'s environment file, rewritten at every start: its node's cookie changes with each of that node's starts. */
 export async function writeBridgeEnv(net: Network, n: BridgeNumber, manifestId: string): Promise<void> {
