@@ -54,7 +54,7 @@ before(async () => {
   await chain.mine(1);
   // The bridge's address is staked here, serving the form's manifest; the bridge finds the stake.
   bridgeAddress = await stakedServer(chain, [BRIDGE_MANIFEST]);
-  bridge = await BridgeProcess.create(chain, { OPOI_ADDRESSES: bridgeAddress, MIN_PAYOUT: '0.001' });
+  bridge = await BridgeProcess.create(chain, { OPOI_ADDRESSES: bridgeAddress, OPOI_SERVES: BRIDGE_MANIFEST, MIN_PAYOUT: '0.001' });
   await bridge.start();
   await eventually(async () => ((await bridge.api('/healthz')).status === 200 ? true : undefined), 'an active stake');
   rpcExecutor = await stakedServer(chain, [RPC_MANIFEST]);

@@ -1,5 +1,5 @@
 // OPoI: the ask form, the requests with their status, the model manifests, the stakes with what
-// they serve, and the bridge's queue; redrawn on every opoi push. One request's timeline is
+// they serve, and the bridge's queue with the audits it was drawn for; redrawn on every opoi push. One request's timeline is
 // request.ts.
 import type { Ctx } from '../api.ts';
 import { addressLink, h, requestLink, section, table } from '../dom.ts';
@@ -36,6 +36,25 @@ interface Manifest {
   height: number;
 }
 
+/** The bridge's queue (docs/bridge.md, /svc/opoi/pending): its requests, then the audits its address was drawn for. */
+interface Pending {
+  kind?: 'request' | 'audit';
+  request_id: string;
+  task_type?: string;
+  stage: string;
+  assigned_to: string | null;
+  /** An audit's verdict, once its miner replayed the answer. */
+  verdict?: string | null;
+  /** A VERIFIABLE answer's check by a second miner before the commit. */
+  check?: { miner: string | null; verdict: string | null } | null;
+}
+
+/** An audit's verdict, or the pre-commit check's of a request ('—' while there is none). */
+function verdictOf(p: Pending): string {
+  if (p.kind === 'audit') return p.verdict ?? '—';
+  return p.check ? `checked by ${p.check.miner ?? '—'}: ${p.check.verdict ?? 'pending'}` : '—';
+}
+
 const PAGE = 50;
 
 export async function opoiPage(ctx: Ctx, view: HTMLElement): Promise<void> {
@@ -46,7 +65,7 @@ export async function opoiPage(ctx: Ctx, view: HTMLElement): Promise<void> {
     const [stakes, manifests, pending] = await Promise.all([
       ctx.rpc<Stake[]>('listopoistakes'),
       ctx.rpc<Manifest[]>('listmodelmanifests'),
-      ctx.bridge<{ request_id: string; stage: string; assigned_to: string | null }[]>('pending').catch((e: Error) => e),
+      ctx.bridge<Pending[]>('pending').catch((e: Error) => e),
     ]);
     lists.replaceChildren(
       section(
@@ -98,8 +117,16 @@ export async function opoiPage(ctx: Ctx, view: HTMLElement): Promise<void> {
         pending instanceof Error
           ? h('p', { class: 'error' }, pending.message)
           : table(
-              ['request', 'stage', 'assigned to'],
-              pending.map((p) => [requestLink(p.request_id), p.stage, p.assigned_to ?? '—']),
+              ['kind', 'request', 'type', 'stage', 'assigned to', 'verdict'],
+              pending.map((p) => [
+                p.kind ?? 'request',
+                requestLink(p.request_id),
+                p.task_type ?? 'OPEN',
+                p.stage,
+                p.assigned_to ?? '—',
+                verdictOf(p),
+              ]),
+              { id: 'bridge-queue' },
             ),
       ),
     );
