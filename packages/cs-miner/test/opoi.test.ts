@@ -51,7 +51,14 @@ test('Ollama backend: announced, assignment answered with the right hash, twice 
   const server = await bridge();
   miner(server, [`-model=llama3.2=ollama:${ollama.url}#llama3.2:1b`, '-opoi-max-tokens=100']);
   await until(() => server.announcements.length === 1, 'opoi.subscribe');
-  assert.deepEqual(server.announcements[0], { models: ['llama3.2'], maxTokens: 100, maxPromptBytes: 65536, concurrency: 1 });
+  assert.deepEqual(server.announcements[0], {
+    models: ['llama3.2'],
+    maxTokens: 100,
+    maxPromptBytes: 65536,
+    concurrency: 1,
+    files: [],
+    audits: false,
+  });
 
   const prompt = 'why is the sky blue on a clear day';
   const first = server.assign({ model: 'llama3.2', prompt, maxTokens: 5 });

@@ -3,7 +3,8 @@
 // checked with the same validateShare the pool uses, and the OPoI side read with the same
 // @cs/stratum functions the bridge uses: opoi.subscribe recorded, opoi.assign sent on demand,
 // opoi.submit_result accepted only when response_hash is the SHA-256 of response_hex and
-// token_count <= max_tokens of the assignment sent to that connection.
+// token_count <= max_tokens of the assignment sent to that connection; opoi.audit sent on demand
+// and opoi.submit_audit recorded.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { createServer, type Server, type Socket } from 'node:net';
 import { EQUIHASH_48_5, REGTEST, hashToBigInt } from '@cs/consensus';
@@ -18,7 +19,9 @@ import {
   encodeNotification,
   encodeResult,
   notifyParams,
+  encodeOpoiAudit,
   opoiAssignParams,
+  parseOpoiSubmitAudit,
   parseOpoiSubmitError,
   parseOpoiSubmitResult,
   parseOpoiSubscribe,
@@ -26,7 +29,10 @@ import {
   targetToHex,
   validateShare,
   type Job,
+  type OpoiAuditReport,
+  type OpoiAuditTask,
   type OpoiFailureReport,
+  type OpoiManifest,
   type OpoiResult,
   type OpoiSubscription,
   type StratumId,
@@ -36,6 +42,8 @@ export interface Assign {
   readonly model: string;
   readonly prompt: string;
   readonly maxTokens: number;
+  /** A VERIFIABLE assignment's manifest. */
+  readonly manifest?: OpoiManifest;
 }
 
 export interface ServerOptions {
@@ -73,9 +81,11 @@ export class TestStratumServer {
   readonly announcements: OpoiSubscription[] = [];
   readonly results: OpoiResult[] = [];
   readonly errors: OpoiFailureReport[] = [];
+  readonly auditReports: OpoiAuditReport[] = [];
   /** Sent assignments by request_id, with the connection they went to. */
   private readonly assigned = new Map<string, Assign & { socket: Socket }>();
-  private opoiSocket: Socket | null = null;
+  /** The connections that sent opoi.subscribe, in order; assignments and audits go to one of them. */
+  private readonly opoiSockets: Socket[] = [];
 
   constructor(private readonly options: ServerOptions = {}) {
     const now = Math.floor(Date.now() / 1000);
@@ -142,23 +152,35 @@ export class TestStratumServer {
     for (const s of this.sessions) s.socket.write(encodeNotification('client.reconnect', [host, port, waitSeconds]));
   }
 
-  /** Sends opoi.assign to the miner that announced OPoI; returns the request_id. */
-  assign(a: Assign): string {
-    if (!this.opoiSocket) throw new Error('no miner announced OPoI');
+  /** The `miner`th connection that announced OPoI (the latest by default). */
+  private opoiSocket(miner: number | undefined): Socket {
+    const socket = miner === undefined ? this.opoiSockets.at(-1) : this.opoiSockets[miner];
+    if (!socket || socket.destroyed) throw new Error('no such miner announced OPoI');
+    return socket;
+  }
+
+  /** Sends opoi.assign to a miner that announced OPoI; returns the request_id. */
+  assign(a: Assign, miner?: number): string {
+    const socket = this.opoiSocket(miner);
     const requestId = randomUUID();
-    this.assigned.set(requestId, { ...a, socket: this.opoiSocket });
+    this.assigned.set(requestId, { ...a, socket });
     const params = opoiAssignParams({
       requestId,
       model: a.model,
       prompt: Buffer.from(a.prompt),
       maxTokens: a.maxTokens,
-      taskType: 'OPEN',
+      taskType: a.manifest ? 'VERIFIABLE' : 'OPEN',
       taskClass: null,
-      manifest: null,
+      manifest: a.manifest ?? null,
     });
     // The reference system's framing: JSON-RPC 2.0 with id null.
-    this.opoiSocket.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'opoi.assign', params, id: null })}\n`);
+    socket.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'opoi.assign', params, id: null })}\n`);
     return requestId;
+  }
+
+  /** Sends opoi.audit to a miner that announced OPoI. */
+  audit(task: OpoiAuditTask, miner?: number): void {
+    this.opoiSocket(miner).write(encodeOpoiAudit(task));
   }
 
   private notify(s: Session, clean: boolean): void {
@@ -200,7 +222,7 @@ export class TestStratumServer {
       case 'opoi.subscribe': {
         const sub = parseOpoiSubscribe(params);
         this.announcements.push(sub);
-        this.opoiSocket = socket;
+        this.opoiSockets.push(socket);
         session.splitter.maxLineBytes = OPOI_MAX_LINE_BYTES;
         return void send(encodeResult(id, { subscribed: true, models: sub.models }));
       }
@@ -213,6 +235,9 @@ export class TestStratumServer {
         this.errors.push(report);
         return void send(encodeResult(id, { accepted: true }));
       }
+      case 'opoi.submit_audit':
+        this.auditReports.push(parseOpoiSubmitAudit(params));
+        return void send(encodeResult(id, { accepted: true }));
       default:
         return void send(encodeError(id, new StratumError(StratumErrorCode.OTHER, `unsupported method ${method}`)));
     }

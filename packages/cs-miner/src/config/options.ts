@@ -4,6 +4,7 @@
  * the command line only (`-key=value`, `-key` alone for a switch); docs/miner.md lists them.
  */
 import { choice, flag, INFO_OPTIONS, integer, list, text } from '@cs/runtime/config';
+import { CORRUPT_MODES } from '../opoi/corrupt.ts';
 
 function checkPool(value: string): string | null {
   return /^(?:[a-z+]+:\/\/)?[^\s]+:\d{1,5}\/?$/.test(value) ? null : 'stratum+tcp://host:port or stratum+ssl://host:port';
@@ -144,6 +145,25 @@ export const MINER_OPTIONS = {
     default: 300_000,
     min: 1,
   }),
+  'opoi-audits': flag({
+    category: 'inference',
+    description: 'Take audits (opoi.audit) of VERIFIABLE answers for the GGUF files served by the embedded engine, announced to the bridge.',
+    default: true,
+  }),
+  corruptanswers: choice({
+    category: 'inference',
+    arg: '<mode>',
+    description:
+      'For demonstrations and tests: corrupt every VERIFIABLE answer so that its audit fails: token (one token changed at a random position), truncate (the second half dropped), random (every token random); none: honest.',
+    values: CORRUPT_MODES,
+    default: 'none',
+  }),
+  'gguf-identity': text({
+    category: 'inference',
+    arg: '<file.gguf>',
+    description: "Print the file's SHA-256 and size (what a model manifest names: registermodelmanifest's gguf_sha256 and gguf_size) and exit.",
+    default: null,
+  }),
   'llama-threads': integer({
     category: 'inference',
     arg: '<n>',
@@ -157,6 +177,13 @@ export const MINER_OPTIONS = {
     description: 'Context size of the embedded engine: prompt plus answer.',
     default: 2048,
     min: 16,
+  }),
+  'llama-batch': integer({
+    category: 'inference',
+    arg: '<tokens>',
+    description: 'Tokens the embedded engine evaluates in one batch (0: the context size, so that an audit is one prefill pass).',
+    default: 0,
+    min: 0,
   }),
   'llama-gpu': choice({
     category: 'inference',

@@ -4,6 +4,7 @@
  * exits 1.
  */
 import { formatOptionsHelp, infoRequest, packageVersion } from '@cs/runtime/config';
+import { ggufFileIdentity } from '@cs/runtime/file-hash';
 import { buildConfig, readOptions, type MinerConfig } from '../config/config.ts';
 import { MINER_OPTIONS } from '../config/options.ts';
 import { Log } from '../miner/log.ts';
@@ -28,7 +29,14 @@ async function main(): Promise<void> {
       process.stdout.write(info === 'version' ? VERSION_LINE : VERSION_LINE + USAGE + formatOptionsHelp(MINER_OPTIONS));
       return;
     }
-    config = buildConfig(readOptions(argv));
+    const values = readOptions(argv);
+    const file = values['gguf-identity'];
+    if (file) {
+      const { sha256, size } = await ggufFileIdentity(file);
+      process.stdout.write(`${JSON.stringify({ file, gguf_sha256: sha256, gguf_size: size })}\n`);
+      return;
+    }
+    config = buildConfig(values);
   } catch (e) {
     process.stderr.write(`cs-miner: ${(e as Error).message}\n`);
     process.exitCode = 1;
@@ -40,6 +48,7 @@ async function main(): Promise<void> {
     const backends = await openBackends(config.models, {
       threads: config.llamaThreads,
       contextSize: config.values['llama-context'],
+      batchSize: config.values['llama-batch'],
       gpu: config.values['llama-gpu'],
     });
     miner = new Miner(config, backends, log);

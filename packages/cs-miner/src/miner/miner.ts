@@ -5,7 +5,7 @@
 import { HEADER_INPUT_BYTES, compactToTarget, hashToBigInt } from '@cs/consensus';
 import { shareHash, submitParams } from '@cs/stratum';
 import type { MinerConfig } from '../config/config.ts';
-import type { InferenceBackend } from '../opoi/backends/backend.ts';
+import { isVerifiable, type InferenceBackend } from '../opoi/backends/backend.ts';
 import { OpoiWorker } from '../opoi/worker.ts';
 import type { FoundShare } from '../solver/messages.ts';
 import { SolverPool } from '../solver/solver-pool.ts';
@@ -47,6 +47,8 @@ export class Miner {
               maxPromptBytes: v['opoi-max-prompt'],
               concurrency: v['opoi-concurrency'],
               timeoutMs: v['opoi-timeout'],
+              audits: v['opoi-audits'],
+              corrupt: v.corruptanswers,
             },
             l,
           )
@@ -95,6 +97,14 @@ export class Miner {
       pools: this.config.pools.map((p) => p.text),
       models: this.config.models.map((m) => `${m.name}=${m.backend.kind}`),
     });
+    for (const [name, b] of this.backends) {
+      if (isVerifiable(b)) this.log.log('info', 'model file', { model: name, gguf_sha256: b.file.sha256, gguf_size: b.file.size });
+    }
+    if (this.opoi && v.corruptanswers !== 'none') {
+      this.log.log('warn', `CORRUPTING EVERY VERIFIABLE ANSWER (-corruptanswers=${v.corruptanswers}), for demonstrations and tests only`, {
+        consequence: 'the audits find these answers invalid and the bridge that commits them loses its collateral',
+      });
+    }
     this.session.start();
     if (v.statusinterval > 0) {
       this.statusTimer = setInterval(() => this.status(), v.statusinterval * 1000);
@@ -158,6 +168,10 @@ export class Miner {
       void this.opoi.assign(params, send);
       return;
     }
+    if (method === 'opoi.audit' && this.opoi) {
+      void this.opoi.audit(params, send);
+      return;
+    }
     this.log.log('warn', 'ignored a message the miner does not handle', { method });
   }
 
@@ -167,7 +181,7 @@ export class Miner {
     const rate = (Number(solutions - this.last.solutions) * 1000) / (now - this.last.at);
     this.last = { at: now, solutions };
     const s = this.shares;
-    const o = this.opoi?.counts ?? { done: 0, failed: 0, refused: 0 };
+    const o = this.opoi?.counts ?? { done: 0, failed: 0, refused: 0, audited: 0, auditsFailed: 0 };
     const algo = this.work ? `${this.work.params.n}_${this.work.params.k}` : '-';
     const pool = this.session.current?.text ?? '-';
     const fields = {
@@ -181,11 +195,13 @@ export class Miner {
       opoi_done: o.done,
       opoi_failed: o.failed + o.refused,
       opoi_running: this.opoi?.busy ?? 0,
+      opoi_audited: o.audited,
+      opoi_audits_failed: o.auditsFailed,
       pool: this.work ? pool : '-',
     };
     this.log.status(
       fields,
-      `${fields.hashrate.toFixed(2)} Sol/s (${fields.threads} threads, ${algo}) | shares ${s.accepted} accepted, ${s.rejected} rejected, ${s.stale} stale, ${s.blocks} blocks | OPoI ${o.done} done, ${fields.opoi_failed} failed, ${fields.opoi_running} running | ${fields.pool}`,
+      `${fields.hashrate.toFixed(2)} Sol/s (${fields.threads} threads, ${algo}) | shares ${s.accepted} accepted, ${s.rejected} rejected, ${s.stale} stale, ${s.blocks} blocks | OPoI ${o.done} done, ${fields.opoi_failed} failed, ${fields.opoi_running} running, ${o.audited} audited | ${fields.pool}`,
     );
   }
 }

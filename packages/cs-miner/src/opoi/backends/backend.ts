@@ -1,4 +1,6 @@
 /** What every inference backend offers: one prompt in, the response bytes and the tokens generated out. */
+import type { FileIdentity } from '@cs/runtime/file-hash';
+import type { OpoiAuditReport, OpoiAuditTask, OpoiManifest } from '@cs/stratum';
 
 export interface Generation {
   readonly response: Uint8Array;
@@ -15,6 +17,37 @@ export interface InferenceBackend {
    */
   generate(prompt: Uint8Array, maxTokens: number, signal: AbortSignal): Promise<Generation>;
   close(): Promise<void>;
+}
+
+/** A VERIFIABLE answer: the token ids (end-of-generation left out) and their detokenized text. */
+export interface VerifiableGeneration extends Generation {
+  readonly tokenIds: readonly number[];
+}
+
+/**
+ * A backend that answers and audits VERIFIABLE work: one that holds the GGUF file itself and sees
+ * its tokens and logits (the embedded engine; docs/miner.md says why the HTTP backends cannot).
+ */
+export interface VerifiableBackend extends InferenceBackend {
+  /** The GGUF file's SHA-256 and size, as manifests name it. */
+  readonly file: FileIdentity;
+  readonly vocabularySize: number;
+  generateVerifiable(prompt: Uint8Array, manifest: OpoiManifest, maxTokens: number, signal: AbortSignal): Promise<VerifiableGeneration>;
+  /** Why this engine cannot follow a manifest's rule, or null when it can. */
+  refusal(manifest: OpoiManifest): string | null;
+  /** Replays an answer; the caller has checked that this backend's file is the manifest's. */
+  audit(task: OpoiAuditTask): Promise<OpoiAuditReport>;
+  /** Whether a token id ends generation in this vocabulary. */
+  isEogToken(token: number): boolean;
+  /** The UTF-8 bytes the token ids detokenize to. */
+  text(ids: readonly number[]): Uint8Array;
+}
+
+/** A manifest this engine cannot follow, and why: the assignment or audit is refused, not guessed at. */
+export class ManifestRuleError extends Error {}
+
+export function isVerifiable(b: InferenceBackend): b is VerifiableBackend {
+  return 'generateVerifiable' in b;
 }
 
 /** The prompt as text for backends that take strings: it must be UTF-8. */

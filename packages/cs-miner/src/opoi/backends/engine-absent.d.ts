@@ -7,3 +7,5 @@ export type Token = number;
 export declare const getLlama: any;
 // biome-ignore lint/suspicious/noExplicitAny: as above
 export declare const LlamaLogLevel: any;
+// biome-ignore lint/suspicious/noExplicitAny: as above
+export type ControlledEvaluateInputItem = any;
