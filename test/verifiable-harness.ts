@@ -109,15 +109,17 @@ export async function untilRequest(run: NetworkRun, id: string, done: (r: Reques
 }
 
 /**
- * Claims the payout of a settled request (whoever claims first, the bridge or this, the same one
- * transaction: claimopoipayout is idempotent), waits until it is mined, and reads its outputs as
- * [address or "burn", base units].
+ * Claims the payout of a settled request, waits until a payout is mined, and reads its outputs as
+ * [address or "burn", base units]. Whoever claims (this, the winner's or an auditor's bridge, on
+ * either node) sends one transaction spending the same held coins, so exactly one of them
+ * confirms: the chain's payout_txid is the one read.
  */
 export async function paidOutputs(run: NetworkRun, id: string, timeoutMs: number): Promise<{ txid: string; outputs: [string, number][] }> {
   const rpc = node(run, 1);
   try {
-    const { txid } = await rpc.call('claimopoipayout', [id]);
-    await untilRequest(run, id, (r) => r.payout_status === 'confirmed', 'its payout mined', timeoutMs);
+    await rpc.call('claimopoipayout', [id]);
+    const paid = await untilRequest(run, id, (r) => r.payout_status === 'confirmed', 'its payout mined', timeoutMs);
+    const txid = paid.payout_txid!;
     const tx = (await rpc.call('getrawtransaction', [txid, true])) as unknown as {
       vout: { value: number; scriptPubKey: { hex: string; address?: string } }[];
     };
@@ -129,3 +131,6 @@ export async function paidOutputs(run: NetworkRun, id: string, timeoutMs: number
     rpc.close();
   }
 }
+
+/** The payout's leading outputs as protocol.md 11.6 lists them: those of value 0 are left out. */
+export const leading = (outputs: [string, number][]) => outputs.filter(([, units]) => units > 0);
