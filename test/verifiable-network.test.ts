@@ -8,7 +8,7 @@
 // requester is refunded and bridge 1's collateral forfeited. Amounts are checked to the base unit
 // against docs/protocol.md 11.6 ("Payout"), computed here on their own.
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, afterEach, test } from 'node:test';
@@ -38,8 +38,10 @@ afterEach(async () => {
   await run.exited();
 });
 
+/** `npm run network` on the test's directory: a new network gets a free block of ports, a resumed one keeps its own. */
 async function start(args: readonly string[] = []): Promise<NetworkRun> {
-  const run = new NetworkRun(datadir, args);
+  const ports = existsSync(join(datadir, 'network.json')) ? [] : [`-baseport=${await freeBasePort()}`];
+  const run = new NetworkRun(datadir, [...ports, ...args]);
   current = run;
   seen.add(run.proc.pid!);
   await run.up();
@@ -47,18 +49,26 @@ async function start(args: readonly string[] = []): Promise<NetworkRun> {
   return run;
 }
 
+/** Every program's pid, read while the pid file exists (a stopped network removes it). */
+const programsOf = (run: NetworkRun) => run.programPids();
+
+async function allExited(pids: readonly number[]): Promise<void> {
+  await eventually(async () => (pids.some(alive) ? undefined : true), 'every program to exit', 120_000);
+}
+
 async function stop(run: NetworkRun): Promise<void> {
+  const pids = programsOf(run);
   run.interrupt();
   await run.exited();
   current = undefined;
-  await eventually(async () => (run.programPids().some(alive) ? undefined : true), 'every program to exit', 120_000).catch(() => undefined);
+  await allExited(pids);
 }
 
 /** What the winner is owed for `tokens` answer tokens: payment + tokens × fee_per_token. */
 const winnerPay = (tokens: number) => sats(PRICE.payment) + tokens * sats(PRICE.feePerToken);
 
 test('an honest VERIFIABLE answer is audited by the other bridge and paid: the winner its pay, the auditor its fee, the requester the rest', async () => {
-  const run = await start([`-baseport=${await freeBasePort()}`]);
+  const run = await start();
   const [b1, b2] = [bridgeEnv(run, 1).OPOI_ADDRESSES, bridgeEnv(run, 2).OPOI_ADDRESSES];
   const { id, requester } = await askVerifiable(run, 'Once upon a time');
   const settled = await untilRequest(run, id, (r) => SETTLED.includes(r.status), 'settled', SETTLED_MS);
@@ -94,12 +104,13 @@ test('a kill -9 of the auditing bridge between its verdict commit and its reveal
   const bridge2 = (JSON.parse(readFileSync(join(datadir, 'run/pids.json'), 'utf8')) as { programs: { name: string; pid: number }[] }).programs.find(
     (p) => p.name === 'bridge2',
   )!;
+  const pids = programsOf(run);
   process.kill(bridge2.pid, 'SIGKILL');
   assert.equal(await run.exited(), 1, 'the network stops when a program dies');
   assert.match(run.output, /cs-bridge 2 exited unexpectedly \(signal SIGKILL\)/);
   // Reveals wait for the block after commit_close, and the miners stop with the network: the reveal window is still ahead.
   assert.equal(committed.audit!.auditors[0].verdict, null, 'killed before its reveal');
-  await eventually(async () => (run.programPids().some(alive) ? undefined : true), 'every program to exit', 120_000);
+  await allExited(pids);
 
   run = await start();
   const settled = await untilRequest(run, id, (r) => SETTLED.includes(r.status), 'settled after the restart', SETTLED_MS);
