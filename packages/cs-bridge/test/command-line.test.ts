@@ -14,7 +14,7 @@ function run(argv: readonly string[]) {
   return spawnSync(process.execPath, [BRIDGE_BIN, ...argv], { encoding: 'utf8', timeout: 60_000, stdio: ['ignore', 'pipe', 'pipe'] });
 }
 
-test('-version and -help of cs-bridge, setup and ask print and exit 0; the env file is not read', () => {
+test('-version and -help of cs-bridge and each command print and exit 0; the env file is not read', () => {
   // A directory as the env file: reading it would fail.
   const unreadable = `-env=${tmpdir()}`;
   for (const [argv, start, has] of [
@@ -32,6 +32,10 @@ test('-version and -help of cs-bridge, setup and ask print and exit 0; the env f
       '  -feepertoken=<coins>',
     ],
     [['ask', unreadable, '--help'], `${VERSION_LINE}\nUsage: cs-bridge ask -model=<name>`, '  -requestid=<uuid>'],
+    [['ask', '-help'], `${VERSION_LINE}\nUsage: cs-bridge ask -model=<name>`, '  -quorum=<n>'],
+    [['challenge', unreadable, '-help'], `${VERSION_LINE}\nUsage: cs-bridge challenge [options] <request_id>\n`, '  -bond=<coins>'],
+    [['manifest', '-help'], `${VERSION_LINE}\nUsage: cs-bridge manifest [options] <gguf file>\n`, '  -tolerance=<n>'],
+    [['manifest', '-version'], VERSION_LINE, null],
   ] as const) {
     const r = run(argv);
     assert.equal(r.status, 0, `${argv.join(' ')}: ${r.stderr}`);
@@ -65,7 +69,7 @@ test('a mistake prints one line naming the option and exits 1', () => {
     [['-bogus'], 'cs-bridge: Invalid parameter -bogus\n'],
     [['ask', '--max-tokens=20'], 'cs-bridge: Invalid parameter -max-tokens\n'],
     [['ask', '-model=tiny', 'hi'], 'cs-bridge: ask needs -model=<name>, -maxtokens=<n>, -payment=<coins> and the prompt (cs-bridge ask -help)\n'],
-    [['start'], "cs-bridge: unknown command 'start' (setup or ask; cs-bridge -help)\n"],
+    [['start'], "cs-bridge: unknown command 'start' (setup, ask, challenge, manifest; cs-bridge -help)\n"],
   ] as const) {
     const r = run(argv);
     assert.deepEqual([r.status, r.stdout, r.stderr], [1, '', line], argv.join(' '));

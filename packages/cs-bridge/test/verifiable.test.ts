@@ -2,18 +2,21 @@
 // miners scripted over the real @cs/stratum messages: the manifest registered with `cs-bridge
 // manifest`, both bridges staking it (OPOI_SERVES); `cs-bridge ask -verifiable` sends the request
 // to bridge A, which routes it only to miners holding the file, has the first answer checked by a
-// second miner, refuses it when found invalid and reassigns it, commits the next answer unchecked
-// (no other miner left to check it), reveals and publishes it; bridge B, drawn as the auditor,
+// second miner, refuses it when found invalid and reassigns it, has the next one checked by a
+// third (valid), commits, reveals and publishes it; bridge B, drawn as the auditor,
 // routes the audit to its miner, commits and reveals the verdict; the request is FULFILLED and
-// each bridge pays its miner's share exactly once, the cheat nothing. ask prints every step.
+// each bridge pays its miner's share exactly once, the cheat nothing. ask prints every step. Then
+// a cheat's answer, committed unchecked (no second miner), is found invalid by B: REJECTED, A's collateral forfeited, B's miner
+// paid its share of it.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { createHash, randomUUID } from 'node:crypto';
 import { after, before, test } from 'node:test';
 import { toHex, verifiableResponseHash } from '@cs/consensus';
 import { amountFromValue } from '@cs/runtime/amount';
 import type { OpoiModelFile } from '@cs/stratum';
 import { externalAddress, receivedTotal } from '../../cs-pool/test/pool-harness.ts';
-import { BRIDGE_BIN, BridgeProcess, type Chain, OpoiMiner, eventually, mineUntil, reachStage, startChain } from './bridge-harness.ts';
+import { BRIDGE_BIN, BridgeProcess, type Chain, OpoiMiner, eventually, fundedAddress, mineUntil, reachStage, startChain } from './bridge-harness.ts';
 import { MANIFEST_ID, command, logged, modelFile, servingBridge } from './verifiable-harness.ts';
 
 let chain: Chain;
@@ -25,6 +28,7 @@ const miners: OpoiMiner[] = [];
 
 interface Payout {
   status: string;
+  payout_status: string;
   payout_txid: string | null;
   payout_outputs: { address: string | null; amount: number }[];
   winner_amount: number | null;
@@ -68,13 +72,14 @@ test('cs-bridge manifest registers the GGUF file; the bridges stake serving it (
 });
 
 test('a VERIFIABLE request: routed to file holders only, a cheat refused by the check, published, audited, paid once', async () => {
-  const [cheat, honest, plain, auditor] = [externalAddress(), externalAddress(), externalAddress(), externalAddress()];
+  const [cheat, honest, second, plain, auditor] = [externalAddress(), externalAddress(), externalAddress(), externalAddress(), externalAddress()];
   const held = { files: [file], audits: true };
   const cheatMiner = await OpoiMiner.connect(a.bridge.stratumPort, `${cheat}.rig`, ['tiny'], true, held);
   const honestMiner = await OpoiMiner.connect(a.bridge.stratumPort, `${honest}.rig`, ['tiny'], true, held);
+  const secondMiner = await OpoiMiner.connect(a.bridge.stratumPort, `${second}.rig`, ['tiny'], true, held);
   const plainMiner = await OpoiMiner.connect(a.bridge.stratumPort, `${plain}.rig`, ['tiny', MANIFEST_ID]);
   const auditorMiner = await OpoiMiner.connect(b.bridge.stratumPort, `${auditor}.rig`, ['tiny'], true, held);
-  miners.push(cheatMiner, honestMiner, plainMiner, auditorMiner);
+  miners.push(cheatMiner, honestMiner, secondMiner, plainMiner, auditorMiner);
 
   const ask = spawn(
     process.execPath,
@@ -111,16 +116,20 @@ test('a VERIFIABLE request: routed to file holders only, a cheat refused by the 
   assert.match(String(missing.error?.[1]), /needs token_ids/, 'a VERIFIABLE answer without token ids is refused');
   assert.equal((await cheatMiner.answerVerifiable(id, 'Lyon.', [7, 8])).error, null);
 
-  // Checked by the other file holder (another wallet), found invalid: not committed, reassigned.
+  // Checked by another file holder (another wallet, the least busy), found invalid: not committed, reassigned.
   const check = await honestMiner.nextAudit();
   assert.deepEqual([check.requestId, check.tokenIds, Buffer.from(check.text).toString(), check.maxTokens], [id, [7, 8], 'Lyon.', 8]);
   assert.equal((await honestMiner.verdict(check, 'invalid', 0)).error, null);
-  const second = await honestMiner.nextAssignment();
-  assert.equal(second.requestId, id, 'reassigned to the other file holder, never to the cheat again');
+  const reassigned = await honestMiner.nextAssignment();
+  assert.equal(reassigned.requestId, id, 'reassigned to another file holder, never to the cheat again');
   assert.equal((await honestMiner.answerVerifiable(id, ' Paris.', [5, 6, 7])).error, null);
-  await logged(a.bridge, 'committing it unchecked');
+  // Checked by the third file holder: neither the answering wallet nor the cheat checks it.
+  const recheck = await secondMiner.nextAudit();
+  assert.deepEqual([recheck.requestId, recheck.tokenIds, Buffer.from(recheck.text).toString()], [id, [5, 6, 7], ' Paris.']);
+  assert.equal((await secondMiner.verdict(recheck, 'valid')).error, null);
   assert.equal(plainMiner.opoiLines(), 0, 'the miner without the file got no VERIFIABLE work and no audit');
   assert.equal(cheatMiner.audits().length, 0, 'the cheat is not asked to check the answer that replaced its own');
+  assert.equal(secondMiner.assignments().length, 0);
 
   const hash = toHex(verifiableResponseHash([5, 6, 7], Buffer.from(' Paris.')));
   await reachStage(a.bridge, id, 'committed');
@@ -164,15 +173,18 @@ test('a VERIFIABLE request: routed to file holders only, a cheat refused by the 
   await chain.mine(1);
 
   const paid = await chain.node.call<Payout>('getopoirequest', id);
-  const winnerShare = (amountFromValue(paid.winner_amount!) * 9800n) / 10000n;
+  // The check is paid what a round-0 auditor earns, the audit fee less the cut, out of the answer's share.
+  const checkShare = (amountFromValue(0.001) * 9800n) / 10000n;
+  const winnerShare = (amountFromValue(paid.winner_amount!) * 9800n) / 10000n - checkShare;
   const auditorOutput = paid.payout_outputs.find((o) => o.address === b.address)!;
   const auditorShare = (amountFromValue(auditorOutput.amount) * 9800n) / 10000n;
   assert.equal(auditorOutput.amount, 0.001, 'the round-0 auditor earns its fee');
-  assert.equal(BigInt(await receivedTotal(chain.node, honest)), winnerShare, "the honest miner got the winner's pay less 2%");
+  assert.equal(BigInt(await receivedTotal(chain.node, honest)), winnerShare, "the honest miner got the winner's pay less 2% and the check");
+  assert.equal(BigInt(await receivedTotal(chain.node, second)), checkShare, 'the checking miner got the audit fee less 2%');
   assert.equal(BigInt(await receivedTotal(chain.node, auditor)), auditorShare, "the auditing miner got the auditor's pay less 2%");
   assert.equal(BigInt(await receivedTotal(chain.node, cheat)), 0n, 'the cheat got nothing');
   const sub = await a.bridge.api<{ response_hash: string; token_ids: number[]; publish_txid: string; check: unknown }>(`/svc/opoi/submissions/${id}`);
-  assert.deepEqual([sub.body.response_hash, sub.body.token_ids, sub.body.check], [hash, [5, 6, 7], { miner: null, verdict: 'unchecked' }]);
+  assert.deepEqual([sub.body.response_hash, sub.body.token_ids, sub.body.check], [hash, [5, 6, 7], { miner: `${second}.rig`, verdict: 'valid' }]);
 
   assert.equal(await exit, 0, output);
   for (const step of [
@@ -204,4 +216,63 @@ test('a VERIFIABLE request: routed to file holders only, a cheat refused by the 
   await chain.mine(1);
   assert.equal(BigInt(await receivedTotal(chain.node, honest)), winnerShare, 'the answer paid once');
   assert.equal(BigInt(await receivedTotal(chain.node, auditor)), auditorShare, 'the audit paid once');
+});
+
+test('an answer the drawn auditor finds invalid: REJECTED, its miner unpaid, the auditing miner paid its share of the forfeited collateral', async () => {
+  const auditorMiner = miners.at(-1)!;
+  for (const m of miners.splice(0, miners.length - 1)) m.close();
+  const cheat = externalAddress();
+  // The only file holder behind bridge A: nobody checks its answer, so it is committed unchecked.
+  const cheatMiner = await OpoiMiner.connect(a.bridge.stratumPort, `${cheat}.rig`, ['tiny'], true, { files: [file], audits: true });
+  miners.push(cheatMiner);
+  const id = randomUUID();
+  const prompt = 'Capital of Italy?';
+  const requester = (await fundedAddress(chain, 2)).address;
+  const sha = createHash('sha256').update(prompt).digest('hex');
+  await chain.node.call('submitopoirequest', id, MANIFEST_ID, sha, 8, 0.02, requester, 0, 'VERIFIABLE', 0, '', a.address, 1, 0.001);
+  await chain.mine(1);
+  assert.equal((await a.bridge.postPrompt(id, prompt)).status, 200);
+  assert.equal((await cheatMiner.nextAssignment()).requestId, id);
+  assert.equal((await cheatMiner.answerVerifiable(id, ' Milan.', [9, 9])).error, null);
+  await logged(a.bridge, 'committing it unchecked');
+  await reachStage(a.bridge, id, 'committed');
+  await chain.mine(1);
+  await mineUntil(chain, id, (r) => r.commit_window_closed, 'the end of the commit window');
+  await reachStage(a.bridge, id, 'revealed');
+  await chain.mine(1);
+  await mineUntil(chain, id, (r) => r.status !== 'PENDING', 'the resolution');
+  await reachStage(a.bridge, id, 'published');
+  await chain.mine(2);
+  const task = await auditorMiner.nextAudit();
+  assert.equal(task.requestId, id);
+  assert.equal((await auditorMiner.verdict(task, 'invalid', 0)).error, null);
+  await logged(b.bridge, 'VERDICT_COMMIT sent', 2);
+  await chain.mine(1);
+  const audit = await chain.node.call<Payout>('getopoirequest', id);
+  for (let h = await chain.node.call<number>('getblockcount'); h < audit.audit!.commit_close; h++) await chain.mine(1);
+  await logged(b.bridge, 'VERDICT_REVEAL sent', 2);
+  await chain.mine(1);
+  const settled = await mineUntil(chain, id, (r) => r.status !== 'AUDITING', 'the outcome');
+  assert.equal(settled.status, 'REJECTED');
+  await eventually(async () => {
+    const r = await a.bridge.api<{ stage: string; note: string }>(`/svc/opoi/submissions/${id}`);
+    return r.body.stage === 'rejected' ? r.body : undefined;
+  }, 'the request rejected in bridge A');
+  // Nobody else claims a rejected payout here: the auditing bridge does, for its share.
+  await eventually(
+    async () => ((await chain.node.call<{ payout_status: string }>('getopoirequest', id)).payout_status === 'pending' ? true : undefined),
+    'the payout claimed',
+  );
+  await chain.mine(1);
+  await logged(b.bridge, "auditing miner's share credited", 2);
+  await logged(b.bridge, 'miner payment broadcast', 2);
+  await chain.mine(1);
+  const paid = await chain.node.call<Payout>('getopoirequest', id);
+  const earned = amountFromValue(paid.payout_outputs.find((o) => o.address === b.address)!.amount);
+  assert.equal(earned, 50_000_000n, "half the forfeited collateral (regtest's 1-coin stake) for the one auditor that said invalid");
+  const before = (amountFromValue(0.001) * 9800n) / 10000n;
+  assert.equal(BigInt(await receivedTotal(chain.node, auditorMiner.login.split('.')[0])), before + (earned * 9800n) / 10000n);
+  assert.equal(BigInt(await receivedTotal(chain.node, cheat)), 0n, 'the cheat is not paid');
+  // The payout spent the forfeited collateral, and the stake went with it.
+  await assert.rejects(chain.node.call('getopoistake', a.address), /no stake/);
 });

@@ -46,8 +46,7 @@ export class StakeKeeper {
       const { txid, vout } = config.stakeUtxo;
       let r: { txid: string };
       try {
-        const serves = config.serves.length > 0 ? [null, null, [...config.serves]] : [];
-        r = await rpc.call('stakeopoi', [address, txid, vout, ...serves] as [string, string, number]);
+        r = await rpc.call('stakeopoi', [address, txid, vout, null, null, config.serves.length > 0 ? [...config.serves] : null]);
       } catch (e) {
         // The coin is gone or not the address's, or a served id is no confirmed manifest (-8), or
         // the coin is too small (-6): say so once, and keep driving requests already committed;

@@ -94,6 +94,11 @@ export function tinyLlamaGguf(seed: number, shape: TinyLlamaShape = TINY_LLAMA):
       weights(`${p}.ffn_down.weight`, [ff, e], 1 / Math.sqrt(ff)),
     );
   }
-  tensors.push(ones('output_norm.weight', e), weights('output.weight', [e, vocab.length], proj * 4));
+  // The control tokens' output rows (<unk>, <s>, </s>: ggml's row t is data[t·e, (t+1)·e)) at zero: their logit is always 0,
+  // below the maximum of the other tokens' random logits, so a generated model never stops at once with an empty answer
+  // (seed 7 did for a question of the bench) and answers run to max_tokens, as a test or bench of n tokens needs.
+  const output = weights('output.weight', [e, vocab.length], proj * 4);
+  output.data.fill(0, 0, 3 * e);
+  tensors.push(ones('output_norm.weight', e), output);
   return encodeGguf(metadata, tensors);
 }

@@ -8,9 +8,7 @@
  * the argmax after its last token; and the text must be what the ids detokenize to.
  */
 import { manifestToleranceLogits, type OpoiAuditEvidence, type OpoiAuditReport, type OpoiAuditTask } from '@cs/stratum';
-import type { LlamaModel, LlamaSequence } from './llama.ts';
-
-type Token = import('node-llama-cpp').Token;
+import type { LlamaModel, LlamaSequence, Token } from './llama-types.ts';
 type EvaluateItem = import('node-llama-cpp').ControlledEvaluateInputItem;
 
 export interface AuditEngine {

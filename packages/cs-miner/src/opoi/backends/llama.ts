@@ -14,11 +14,9 @@ import type { OpoiAuditReport, OpoiAuditTask, OpoiManifest } from '@cs/stratum';
 import { INFERENCE_SEED, ManifestRuleError, promptText, type Generation, type VerifiableBackend, type VerifiableGeneration } from './backend.ts';
 import { replayAudit } from './llama-audit.ts';
 
+import type { LlamaContext, LlamaModel, LlamaSequence, Token } from './llama-types.ts';
+
 type NodeLlamaCpp = typeof import('node-llama-cpp');
-type Token = import('node-llama-cpp').Token;
-export type LlamaModel = Awaited<ReturnType<Awaited<ReturnType<NodeLlamaCpp['getLlama']>>['loadModel']>>;
-type LlamaContext = Awaited<ReturnType<LlamaModel['createContext']>>;
-export type LlamaSequence = ReturnType<LlamaContext['getSequence']>;
 
 export interface LlamaSettings {
   /** CPU threads llama.cpp evaluates with. */
@@ -82,7 +80,7 @@ export class LlamaBackend implements VerifiableBackend {
     const sequence = context.getSequence();
     let vocabularySize: number;
     try {
-      const [out] = await sequence.controlledEvaluate([[model.tokens.bos ?? 0, { generateNext: { logits: true } }]]);
+      const [out] = await sequence.controlledEvaluate([[model.tokens.bos ?? (0 as Token), { generateNext: { logits: true } }]]);
       vocabularySize = out?.next.logits?.size ?? 0;
     } finally {
       sequence.dispose();
