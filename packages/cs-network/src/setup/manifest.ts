@@ -14,6 +14,9 @@ import type { Network } from '../network/network.ts';
 import type { Progress } from '../supervisor/progress.ts';
 import { bridgeProcessEnv } from './chain.ts';
 
+/** 0.1 logit in 2^-16 units: cs-miner's recommendation from its false-positive runs (docs/miner.md, "The tolerance"). */
+export const MANIFEST_TOLERANCE = 6554;
+
 export interface ModelIdentity {
   /** The manifest's model id: the miners' model name and the file's first 8 SHA-256 digits. */
   readonly id: string;
@@ -52,14 +55,20 @@ async function registered(net: Network, model: ModelIdentity): Promise<boolean> 
 
 /**
  * Registers the model's manifest unless the chain has it (bridge 1's environment file must be
- * written), mines it with node 1, and keeps its id in network.json. The tolerance is the one
- * `cs-bridge manifest` registers by default (docs/cs-network.md, "Choices").
+ * written), mines it with node 1, and keeps its id in network.json.
  */
 export async function registerManifest(net: Network, bridgeBin: string, progress: Progress): Promise<ModelIdentity> {
   const model = await modelIdentity(net);
   if (!(await registered(net, model))) {
     progress.step(`registering the manifest ${model.id} of ${net.modelPath} (cs-bridge manifest)`);
-    const argv = [...nodeArgv(bridgeBin), 'manifest', `-env=${net.bridge(1).envFile}`, `-modelid=${model.id}`, net.modelPath];
+    const argv = [
+      ...nodeArgv(bridgeBin),
+      'manifest',
+      `-env=${net.bridge(1).envFile}`,
+      `-modelid=${model.id}`,
+      `-tolerance=${MANIFEST_TOLERANCE}`,
+      net.modelPath,
+    ];
     await promisify(execFile)(process.execPath, argv, { timeout: 120_000, env: bridgeProcessEnv() }).catch(
       (e: Error & { stdout?: string; stderr?: string }) => {
         throw new Error(`cs-bridge manifest failed: ${e.stderr || e.stdout || e.message}`);
