@@ -23,8 +23,8 @@ test('-version and -help of cs-network and of up, down and status print and exit
     [['up', '-version'], VERSION_LINE, []],
     [['down', datadir, '-version'], VERSION_LINE, []],
     [['status', '--version'], VERSION_LINE, []],
-    [['-help'], `${VERSION_LINE}\nUsage:\n  cs-network up [options]`, ['datadir', 'baseport', 'model-path', 'purge']],
-    [['up', '-help'], `${VERSION_LINE}\nUsage: cs-network up [options]\n`, ['datadir', 'baseport', 'model-path']],
+    [['-help'], `${VERSION_LINE}\nUsage:\n  cs-network up [options]`, ['datadir', 'baseport', 'model-path', 'corruptanswers', 'purge']],
+    [['up', '-help'], `${VERSION_LINE}\nUsage: cs-network up [options]\n`, ['datadir', 'baseport', 'model-path', 'corruptanswers']],
     [['down', '-h', datadir], `${VERSION_LINE}\nUsage: cs-network down [-datadir=<dir>] [-purge]\n`, ['datadir', 'purge']],
     [['status', '-?'], `${VERSION_LINE}\nUsage: cs-network status [-datadir=<dir>]\n`, ['datadir']],
   ] as const) {
@@ -32,7 +32,7 @@ test('-version and -help of cs-network and of up, down and status print and exit
     assert.equal(r.status, 0, `${argv.join(' ')}: ${r.stderr}`);
     assert.ok(r.stdout.startsWith(start), `${argv.join(' ')}: ${r.stdout.slice(0, 200)}`);
     if (start === VERSION_LINE) assert.equal(r.stdout, VERSION_LINE, argv.join(' '));
-    for (const name of ['datadir', 'baseport', 'model-path', 'purge'])
+    for (const name of ['datadir', 'baseport', 'model-path', 'corruptanswers', 'purge'])
       assert.equal(
         new RegExp(`\\n {2}-${name}(=<[^>]+>)?\\n`).test(r.stdout),
         (lists as readonly string[]).includes(name),

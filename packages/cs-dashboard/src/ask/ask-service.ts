@@ -1,9 +1,10 @@
 /**
  * The OPoI page's form: the requester's flow of `cs-bridge ask` (docs/bridge.md, "Asking") run by
- * the dashboard server. The REQUEST is sent from the first node's wallet (the address `cs-bridge
- * ask` would pick) naming the bridge's OPoI address as executor, as `cs-bridge ask` does, then the prompt is handed to the bridge with the API key added here, retrying
- * the bridge's 404 until the REQUEST confirms. The browser follows the rest through the live
- * `opoi` feed and the read-only endpoints.
+ * the dashboard server. The REQUEST, OPEN or VERIFIABLE (a registered manifest, an audit quorum
+ * and fee), is sent from the first node's wallet (the address `cs-bridge ask` would pick) naming
+ * the bridge's OPoI address as executor, as `cs-bridge ask` does, then the prompt is handed to the
+ * bridge with the API key added here, retrying the bridge's 404 until the REQUEST confirms. The
+ * browser follows the rest through the live `opoi` feed and the read-only endpoints.
  */
 import { randomUUID } from 'node:crypto';
 import { amountFromValue } from '@cs/runtime/amount';
@@ -19,6 +20,8 @@ export interface AskInput {
   readonly maxTokens: number;
   /** Coins, as a decimal string or number (the node's amount rules). */
   readonly payment: string;
+  /** VERIFIABLE: `model` is a manifest id, audited by `quorum` drawn auditors paid `auditFee` coins each. */
+  readonly verifiable: { readonly quorum: number; readonly auditFee: string } | null;
 }
 
 /** The prompt hand-over as the browser sees it. */
@@ -33,6 +36,19 @@ const RETRY_MS = 1_000;
 /** A REQUEST not confirmed within this long is left alone (the node refunds it when it expires). */
 const GIVE_UP_MS = 60 * 60_000;
 const MAX_PROMPT_BYTES = 65_536;
+/** The chain's bounds for a VERIFIABLE request (protocol.md 11.7: maxAuditQuorum; MAX_VERIFIABLE_TOKENS). */
+const MAX_AUDIT_QUORUM = 16;
+const MAX_VERIFIABLE_TOKENS = 4096;
+
+function coinsField(name: string, value: unknown): string {
+  const text = String(value ?? '');
+  try {
+    amountFromValue(text);
+  } catch (e) {
+    throw new AskError(`${name}: ${(e as Error).message}`);
+  }
+  return text;
+}
 
 /** The form's fields checked, or why not. */
 export function parseAsk(body: unknown): AskInput {
@@ -44,13 +60,15 @@ export function parseAsk(body: unknown): AskInput {
     throw new AskError('model must be a name of 1 to 64 letters, digits or ._:/-');
   const maxTokens = Number(b.max_tokens);
   if (!Number.isSafeInteger(maxTokens) || maxTokens < 1) throw new AskError('max_tokens must be a positive integer');
-  const payment = String(b.payment ?? '');
-  try {
-    amountFromValue(payment);
-  } catch (e) {
-    throw new AskError(`payment: ${(e as Error).message}`);
-  }
-  return { prompt: b.prompt, model: b.model, maxTokens, payment };
+  const payment = coinsField('payment', b.payment);
+  const taskType = b.task_type ?? 'OPEN';
+  if (taskType !== 'OPEN' && taskType !== 'VERIFIABLE') throw new AskError('task_type must be OPEN or VERIFIABLE');
+  if (taskType === 'OPEN') return { prompt: b.prompt, model: b.model, maxTokens, payment, verifiable: null };
+  if (maxTokens > MAX_VERIFIABLE_TOKENS) throw new AskError(`max_tokens of a VERIFIABLE request is at most ${MAX_VERIFIABLE_TOKENS}`);
+  const quorum = Number(b.audit_quorum);
+  if (!Number.isSafeInteger(quorum) || quorum < 1 || quorum > MAX_AUDIT_QUORUM)
+    throw new AskError(`audit_quorum must be an integer from 1 to ${MAX_AUDIT_QUORUM}`);
+  return { prompt: b.prompt, model: b.model, maxTokens, payment, verifiable: { quorum, auditFee: coinsField('audit_fee', b.audit_fee) } };
 }
 
 export class AskService {
@@ -63,7 +81,9 @@ export class AskService {
   ) {}
 
   async ask(input: AskInput): Promise<PromptState> {
-    const escrow = amountFromValue(input.payment);
+    // Fee per token 0: the escrow is the payment and, VERIFIABLE, every auditor's fee.
+    const v = input.verifiable;
+    const escrow = amountFromValue(input.payment) + (v ? BigInt(v.quorum) * amountFromValue(v.auditFee) : 0n);
     let requester: string | null;
     try {
       requester = await pickRequester(this.upstreams.rpcClient(0), escrow);
@@ -83,10 +103,11 @@ export class AskService {
       input.payment,
       requester,
       0,
-      'OPEN',
+      v ? 'VERIFIABLE' : 'OPEN',
       0,
       '',
       executor,
+      ...(v ? ([v.quorum, v.auditFee] as const) : ([] as const)),
     ]);
     const state: PromptState = { request_id: requestId, txid: r.txid, state: 'waiting', detail: 'waiting for the REQUEST to confirm' };
     this.asked.set(requestId, state);

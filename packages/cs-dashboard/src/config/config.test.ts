@@ -118,9 +118,18 @@ test('what browsers and logs see carries no credential', () => {
 
 test('the RPC whitelist lets reads through and refuses every write', () => {
   assert.equal(refuseRpc({ method: 'getblock', params: ['00', 1] }), null);
-  assert.equal(refuseRpc({ method: 'getopoirequest' }), null);
-  for (const method of ['sendtoaddress', 'stop', 'submitopoirequest', 'dumpprivkey', 'generatetoaddress', 'setban', 'invalidateblock'])
-    assert.match(refuseRpc({ method })!, /not on the dashboard's read-only list/, method);
+  for (const method of ['getopoirequest', 'getopoiaudit', 'listopoiaudits', 'getmodelmanifest', 'listmodelmanifests'])
+    assert.equal(refuseRpc({ method }), null, method);
+  const writes = ['sendtoaddress', 'stop', 'submitopoirequest', 'dumpprivkey', 'generatetoaddress', 'setban', 'invalidateblock'];
+  const opoiWrites = [
+    'registermodelmanifest',
+    'publishopoianswer',
+    'submitopoichallenge',
+    'submitopoiverdictcommit',
+    'submitopoiverdict',
+    'claimopoipayout',
+  ];
+  for (const method of [...writes, ...opoiWrites]) assert.match(refuseRpc({ method })!, /not on the dashboard's read-only list/, method);
   assert.match(refuseRpc([{ method: 'getblockcount' }])!, /one JSON object/, 'no batches');
   assert.match(refuseRpc({ method: 'getblock', params: 'x' })!, /"params" must be an array/);
 });

@@ -1,7 +1,8 @@
 /**
  * Everything the OPoI timeline shows about one request in one answer: the node's record, the
- * bridge's submission, the published answer and, for requests asked through this dashboard, the
- * prompt hand-over. Parts that do not exist yet are null (not errors), so a page following a
+ * bridge's submission, the published answer, for a VERIFIABLE request its audit (getopoiaudit:
+ * the drawn auditors, their verdicts, the outcome) and, for requests asked through this
+ * dashboard, the prompt hand-over. Parts that do not exist yet are null (not errors), so a page following a
  * young request makes no failing calls; a program that is down is named in `down`.
  */
 import { RpcError } from '@cs/client';
@@ -15,6 +16,7 @@ export interface RequestSnapshot {
   readonly request: unknown;
   readonly submission: unknown;
   readonly content: unknown;
+  readonly audit: unknown;
   readonly asked: PromptState | null;
   readonly down: string[];
 }
@@ -43,5 +45,8 @@ export async function requestSnapshot(upstreams: Upstreams, asker: AskService, n
       : null,
     orNull(() => upstreams.call(node, 'getopoicontent', [id, 'RESPONSE'])),
   ]);
-  return { request, submission, content, asked: asker.state(id) ?? null, down };
+  // -5 until the PUBLISH confirms; an OPEN request never has one, so it is not asked.
+  const verifiable = (request as { task_type?: string } | null)?.task_type === 'VERIFIABLE';
+  const audit = verifiable ? await orNull(() => upstreams.call(node, 'getopoiaudit', [id])) : null;
+  return { request, submission, content, audit, asked: asker.state(id) ?? null, down };
 }

@@ -38,6 +38,7 @@ export async function up(inv: Invocation): Promise<number> {
   mkdirSync(inv.datadir, { recursive: true });
   const lock = await lockDataDir(inv.datadir, 'cs-network');
   const { net, resumed } = openNetwork(inv);
+  net.corruptAnswers = inv.values.corruptanswers;
   say(`${resumed ? 'resuming the network' : 'creating a network'} in ${net.dir} (ports ${net.state.basePort} to ${net.state.basePort + 40})`);
 
   const stop = new AbortController();

@@ -6,6 +6,7 @@ import { type Invocation, readInvocation } from './options.ts';
 test('a command with options before or after it; the data directory made absolute', () => {
   const a = readInvocation(['up', '-datadir=net', '-baseport=27400', '-model-path=/m/x.gguf']) as Invocation;
   assert.deepEqual([a.command, a.datadir, a.values.baseport, a.values['model-path']], ['up', resolve('net'), 27400, '/m/x.gguf']);
+  assert.equal((readInvocation(['up', '-corruptanswers=token']) as Invocation).values.corruptanswers, 'token');
   const b = readInvocation(['-purge', 'down']) as Invocation;
   assert.deepEqual([b.command, b.datadir, b.values.purge, b.values.baseport], ['down', resolve('./network'), true, null]);
   assert.deepEqual(readInvocation(['-help']), { info: 'help', command: null }, '-help alone needs no command');
@@ -23,6 +24,7 @@ test('mistakes are refused with what is wrong', () => {
     [['up', '-bogus'], /Invalid parameter -bogus/],
     [['up', '-baseport=80'], /-baseport/],
     [['up', '-baseport=65500'], /-baseport/],
+    [['status', '-corruptanswers=token'], /-corruptanswers goes with up/],
   ] as const) {
     assert.throws(() => readInvocation(argv), message, argv.join(' '));
   }

@@ -33,6 +33,13 @@ export const NETWORK_OPTIONS = {
     description: 'GGUF model the miners serve with the embedded engine (default: a tiny generated model); remembered in the data directory.',
     default: null,
   }),
+  corruptanswers: text({
+    category: 'general',
+    arg: '<mode>',
+    description:
+      "For demonstrations and tests: cs-miner 1 (behind bridge 1) runs with -corruptanswers=<mode> (cs-miner's modes: token, truncate, random) and answers VERIFIABLE requests falsely, which bridge 2's audit catches; this run only, never remembered.",
+    default: null,
+  }),
   purge: flag({ category: 'general', description: 'With down: delete the data directory once everything has stopped.', default: false }),
 };
 
@@ -41,7 +48,7 @@ type CommandOption = Exclude<keyof typeof NETWORK_OPTIONS, 'help' | 'version' | 
 
 /** What each command takes besides -help, -version and -datadir. */
 const COMMAND_OPTIONS: Readonly<Record<Command, readonly CommandOption[]>> = {
-  up: ['baseport', 'model-path'],
+  up: ['baseport', 'model-path', 'corruptanswers'],
   down: ['purge'],
   status: [],
 };

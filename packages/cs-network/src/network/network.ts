@@ -1,7 +1,7 @@
 /**
  * One network on disk: where each program's files live, which loopback port each listens on, and
  * the little state that must survive a restart (network.json: the base port, the model, the
- * miners' payout addresses). Secrets are never in network.json: the node cookies and the bridge's
+ * miners' payout addresses, the model's manifest id). Secrets are never in network.json: the node cookies and the bridge's
  * owner-only environment file hold them.
  */
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
@@ -22,6 +22,8 @@ export const PORT_OFFSETS = {
   poolApi: 22,
   bridgeStratum: 30,
   bridgeApi: 31,
+  bridge2Stratum: 32,
+  bridge2Api: 33,
   dashboard: 40,
 } as const;
 
@@ -33,6 +35,21 @@ export interface NetworkState {
   readonly modelPath: string | null;
   /** Where each miner's pool and OPoI earnings go: addresses of node 2's wallet, made once. */
   readonly minerAddresses: readonly string[];
+  /** The model manifest registered for the model (absent until then, and in networks made before manifests). */
+  readonly manifestId?: string;
+}
+
+/** The two bridges: 1 on node 1's wallet, 2 on node 2's, each with one miner behind it. */
+export type BridgeNumber = 1 | 2;
+
+export interface BridgeFiles {
+  /** Its owner-only environment file (a node cookie, the API key). */
+  readonly envFile: string;
+  readonly dataDir: string;
+  readonly stratumPort: number;
+  readonly apiUrl: string;
+  /** The node whose wallet holds its OPoI address and which it follows. */
+  readonly node: 1 | 2;
 }
 
 export interface NodeFiles {
@@ -44,6 +61,9 @@ export interface NodeFiles {
 }
 
 export class Network {
+  /** How miner 1 corrupts its VERIFIABLE answers this run (-corruptanswers, never saved), or null. */
+  corruptAnswers: string | null = null;
+
   constructor(
     readonly dir: string,
     public state: NetworkState,
@@ -95,12 +115,16 @@ export class Network {
     return new RpcClient({ url: files.rpcUrl, auth: { cookieFile: files.cookieFile }, timeoutMs });
   }
 
-  get bridgeEnvFile(): string {
-    return this.path('bridge', '.env');
-  }
-
-  get bridgeApiUrl(): string {
-    return `http://127.0.0.1:${this.port('bridgeApi')}`;
+  /** Bridge 1 keeps the directory `bridge/` it had when the network had one bridge. */
+  bridge(n: BridgeNumber): BridgeFiles {
+    const dir = this.path(n === 1 ? 'bridge' : `bridge${n}`);
+    return {
+      envFile: join(dir, '.env'),
+      dataDir: join(dir, 'data'),
+      stratumPort: this.port(n === 1 ? 'bridgeStratum' : 'bridge2Stratum'),
+      apiUrl: `http://127.0.0.1:${this.port(n === 1 ? 'bridgeApi' : 'bridge2Api')}`,
+      node: n,
+    };
   }
 
   get dashboardUrl(): string {
@@ -114,6 +138,11 @@ export class Network {
 
   get poolApiUrl(): string {
     return `http://127.0.0.1:${this.port('poolApi')}`;
+  }
+
+  /** The manifest id cs-network registered for the model, once registered (manifest.json). */
+  get manifestFile(): string {
+    return this.path('manifest.json');
   }
 
   get modelPath(): string {

@@ -6,10 +6,11 @@
 import { createRequire } from 'node:module';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { VARIABLES, readEnvFile } from '@cs/bridge/setup';
-import type { Network } from '../network/network.ts';
+import { readEnvFile } from '@cs/bridge/setup';
+import type { BridgeNumber, Network } from '../network/network.ts';
 import { ensureModel, minerAddress, writeDashboardConf, writeNodeConf } from '../setup/files.ts';
-import { BRIDGE_TO_POOL_HOST, fundBridgeStake, mineToMaturity, writeBridgeEnv } from '../setup/chain.ts';
+import { BRIDGE_TO_POOL_HOST, bridgeProcessEnv, mineToMaturity, stakeBridge, writeBridgeEnv } from '../setup/chain.ts';
+import { modelIdentity, registerManifest } from '../setup/manifest.ts';
 import type { Progress } from '../supervisor/progress.ts';
 
 export interface Endpoint {
@@ -92,12 +93,13 @@ async function rpcAnswers(net: Network, n: 1 | 2): Promise<boolean> {
   }
 }
 
-/** The bridge's /healthz body, or null while it does not answer. */
+/** Bridge `n`'s /healthz body, or null while it does not answer. */
 export async function bridgeHealth(
   net: Network,
+  n: BridgeNumber,
 ): Promise<{ status: string; stake: string; node_height: number; miners: number; opoi_miners: number } | null> {
   try {
-    const res = await fetch(`${net.bridgeApiUrl}/healthz`);
+    const res = await fetch(`${net.bridge(n).apiUrl}/healthz`);
     return (await res.json()) as { status: string; stake: string; node_height: number; miners: number; opoi_miners: number };
   } catch {
     return null;
@@ -124,7 +126,8 @@ function node(n: 1 | 2): Program {
   };
 }
 
-function miner(i: number): Program {
+/** Miner `i` mines and answers through bridge `i`: each bridge has one miner holding the model. */
+function miner(i: BridgeNumber): Program {
   return {
     name: `miner${i}`,
     title: `cs-miner ${i}`,
@@ -134,7 +137,7 @@ function miner(i: number): Program {
       await minerAddress(net, i);
     },
     args: (net) => [
-      `-pool=stratum+tcp://127.0.0.1:${net.port('bridgeStratum')}`,
+      `-pool=stratum+tcp://127.0.0.1:${net.bridge(i).stratumPort}`,
       `-user=${net.state.minerAddresses[i - 1]}.miner${i}`,
       // One solver thread each, solving 1% of the time: at regtest's fixed easiest target about one
       // (48,5) solution in 17 is a block, and full threads find blocks as fast as the pool and the
@@ -147,10 +150,54 @@ function miner(i: number): Program {
       `-model-path=${net.modelPath}`,
       '-llama-threads=1',
       '-statusinterval=60',
+      // For the tutorial's cheat and the tests (docs/cs-network.md): never remembered.
+      ...(i === 1 && net.corruptAnswers !== null ? [`-corruptanswers=${net.corruptAnswers}`] : []),
     ],
-    ready: async (net) => ((await bridgeHealth(net))?.opoi_miners ?? 0) >= i,
+    ready: async (net) => ((await bridgeHealth(net, i))?.opoi_miners ?? 0) >= 1,
     logs: () => [],
     endpoints: (net) => [{ label: `miner ${i} paid to`, value: `${net.state.minerAddresses[i - 1]} (node 2's wallet)` }],
+  };
+}
+
+/**
+ * Bridge `n`, in front of the pool, on node `n`'s wallet and WebSocket. Two, so that a VERIFIABLE
+ * answer from one has an auditor: the other (auditors are drawn among the manifest's servers,
+ * without the winner and the requester). Bridge 1 registers the model's manifest first.
+ */
+function bridge(n: BridgeNumber): Program {
+  const files = (net: Network) => net.bridge(n);
+  const bin = binOf('@cs/bridge', 'cs-bridge');
+  const label = n === 1 ? 'bridge' : `bridge ${n}`;
+  return {
+    name: n === 1 ? 'bridge' : `bridge${n}`,
+    title: n === 1 ? 'cs-bridge' : `cs-bridge ${n}`,
+    bin,
+    async prepare(net, progress) {
+      await ensureModel(net, progress);
+      const { id } = await modelIdentity(net);
+      await writeBridgeEnv(net, n, id);
+      if (n === 1) await registerManifest(net, bin, progress);
+      await stakeBridge(net, n, id, progress);
+    },
+    args: (net) => [`-env=${files(net).envFile}`],
+    env: bridgeProcessEnv,
+    ready: async (net) => (await bridgeHealth(net, n)) !== null,
+    working: { what: 'an ACTIVE stake', check: async (net) => (await bridgeHealth(net, n))?.status === 'ok' },
+    async state(net) {
+      const h = await bridgeHealth(net, n);
+      if (!h) throw new Error('no answer');
+      return `${h.status}, stake ${h.stake}, node height ${h.node_height}, ${h.miners} miners (${h.opoi_miners} serving OPoI)`;
+    },
+    logs: () => [],
+    endpoints: (net) => [
+      { label: `${label} stratum`, value: `stratum+tcp://127.0.0.1:${files(net).stratumPort}` },
+      { label: `${label} API`, value: `${files(net).apiUrl}/svc/opoi/pending (node ${n}'s wallet)` },
+      // The one secret the network prints: requesters need it (x-opoi-api-key).
+      { label: `${label} API key`, value: readEnvFile(files(net).envFile).OPOI_REQUESTER_API_KEY ?? '' },
+      ...(n === 1 && net.state.manifestId
+        ? [{ label: 'model manifest', value: `${net.state.manifestId} (served by both bridges; VERIFIABLE requests name it)` }]
+        : []),
+    ],
   };
 }
 
@@ -194,32 +241,8 @@ export const PROGRAMS: readonly Program[] = [
       { label: 'pool API', value: `${net.poolApiUrl}/api/pool/stats` },
     ],
   },
-  {
-    name: 'bridge',
-    title: 'cs-bridge',
-    bin: binOf('@cs/bridge', 'cs-bridge'),
-    async prepare(net, progress) {
-      await writeBridgeEnv(net);
-      await fundBridgeStake(net, progress);
-    },
-    args: (net) => [`-env=${net.bridgeEnvFile}`],
-    // The bridge lets its variables in the environment override the file; the file is the network's.
-    env: () => Object.fromEntries(Object.entries(process.env).filter(([k]) => !VARIABLES.some((v) => v.name === k))),
-    ready: async (net) => (await bridgeHealth(net)) !== null,
-    working: { what: 'an ACTIVE stake (mined by the miners)', check: async (net) => (await bridgeHealth(net))?.status === 'ok' },
-    async state(net) {
-      const h = await bridgeHealth(net);
-      if (!h) throw new Error('no answer');
-      return `${h.status}, stake ${h.stake}, node height ${h.node_height}, ${h.miners} miners (${h.opoi_miners} serving OPoI)`;
-    },
-    logs: () => [],
-    endpoints: (net) => [
-      { label: 'bridge stratum', value: `stratum+tcp://127.0.0.1:${net.port('bridgeStratum')}` },
-      { label: 'bridge API', value: `${net.bridgeApiUrl}/svc/opoi/pending` },
-      // The one secret the network prints: requesters need it (x-opoi-api-key).
-      { label: 'bridge API key', value: readEnvFile(net.bridgeEnvFile).OPOI_REQUESTER_API_KEY ?? '' },
-    ],
-  },
+  bridge(1),
+  bridge(2),
   miner(1),
   miner(2),
   {

@@ -78,7 +78,8 @@ export function writeDashboardConf(net: Network): void {
     listen: `127.0.0.1:${net.port('dashboard')}`,
     nodes: [node(1), node(2)],
     pool: { apiUrl: net.poolApiUrl },
-    bridge: { apiUrl: net.bridgeApiUrl, apiKey: readEnvFile(net.bridgeEnvFile).OPOI_REQUESTER_API_KEY ?? '' },
+    // Bridge 1: the ask form's requests name it as executor, and bridge 2 audits its VERIFIABLE answers.
+    bridge: { apiUrl: net.bridge(1).apiUrl, apiKey: readEnvFile(net.bridge(1).envFile).OPOI_REQUESTER_API_KEY ?? '' },
   };
   mkdirSync(dirname(net.dashboardConfFile), { recursive: true });
   writeFileSync(net.dashboardConfFile, `${JSON.stringify(conf, null, 2)}\n`, { mode: 0o600 });
