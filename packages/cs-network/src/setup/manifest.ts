@@ -14,8 +14,8 @@ import type { Network } from '../network/network.ts';
 import type { Progress } from '../supervisor/progress.ts';
 import { bridgeProcessEnv } from './chain.ts';
 
-/** 0.1 logit in 2^-16 units: cs-miner's recommendation from its false-positive runs (docs/miner.md, "The tolerance"). */
-export const MANIFEST_TOLERANCE = 6554;
+/** 1/16 logit in 2^-16 units: cs-miner's recommendation from its false-positive and detection runs (docs/miner.md, "The tolerance"). */
+export const MANIFEST_TOLERANCE = 4096;
 
 export interface ModelIdentity {
   /** The manifest's model id: the miners' model name and the file's first 8 SHA-256 digits. */
