@@ -198,6 +198,10 @@ test('a VERIFIABLE answer rejected by its auditor: publish, auditor, verdict, ou
 }, async () => {
   // From here on only the test mines, so that each step lands in its window.
   await miner?.stop();
+  // The background miner may have mined past regtest's stake renewal (100 blocks) since the stakes
+  // were made: renewed, they are ACTIVE whatever the earlier tests took.
+  for (const address of [rpcExecutor, auditor]) await chain.node.call('renewopoistake', address);
+  await chain.mine(1);
   const { id, requester } = await verifiableToPayout(chain, {
     manifest: RPC_MANIFEST,
     executor: rpcExecutor,
