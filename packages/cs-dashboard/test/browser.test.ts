@@ -42,6 +42,16 @@ let auditor = '';
 const consoleErrors: string[] = [];
 const dir = mkdtempSync(join(tmpdir(), 'cs-dashboard-browser-'));
 
+/**
+ * The background miner may have mined past regtest's stake renewal (100 blocks) since the test's
+ * own stakes were made (the bridge renews its own): renewed, they are ACTIVE whatever the earlier
+ * tests took.
+ */
+async function renewTestStakes(): Promise<void> {
+  for (const address of [rpcExecutor, auditor]) await chain.node.call('renewopoistake', address);
+  await chain.mine(1);
+}
+
 before(async () => {
   if (skip) return;
   mkdirSync(ARTIFACTS, { recursive: true });
@@ -167,6 +177,7 @@ test('a question asked in the form is answered on screen, with its whole lifecyc
 });
 
 test('the ask form offers VERIFIABLE: a registered manifest, a quorum and a fee, with the bridge as executor', { skip }, async () => {
+  await renewTestStakes();
   await show('/opoi', '#opoi-manifests tbody tr', 'opoi-manifests');
   const manifests = await page.$$eval('#opoi-manifests tbody tr td:first-child', (tds) => tds.map((td) => td.textContent));
   assert.deepEqual(manifests, [BRIDGE_MANIFEST, RPC_MANIFEST], 'the manifests listed, oldest first');
@@ -198,10 +209,7 @@ test('a VERIFIABLE answer rejected by its auditor: publish, auditor, verdict, ou
 }, async () => {
   // From here on only the test mines, so that each step lands in its window.
   await miner?.stop();
-  // The background miner may have mined past regtest's stake renewal (100 blocks) since the stakes
-  // were made: renewed, they are ACTIVE whatever the earlier tests took.
-  for (const address of [rpcExecutor, auditor]) await chain.node.call('renewopoistake', address);
-  await chain.mine(1);
+  await renewTestStakes();
   const { id, requester } = await verifiableToPayout(chain, {
     manifest: RPC_MANIFEST,
     executor: rpcExecutor,
