@@ -10,7 +10,7 @@
 import { availableParallelism } from 'node:os';
 import type { Token } from 'node-llama-cpp';
 import { fileMatchesManifest, type OpoiAuditReport, type OpoiManifest } from '@cs/stratum';
-import { cachedModel, LARGE_LLAMA, TINY_LLAMA } from '../packages/cs-miner/src/gguf/index.ts';
+import { cachedModel, LARGE_LLAMA, seededRandom, TINY_LLAMA } from '../packages/cs-miner/src/gguf/index.ts';
 import type { TinyLlamaShape } from '../packages/cs-miner/src/gguf/tiny-llama.ts';
 import type { VerifiableGeneration } from '../packages/cs-miner/src/opoi/backends/backend.ts';
 import { LlamaBackend, type LlamaSettings } from '../packages/cs-miner/src/opoi/backends/llama.ts';
@@ -57,25 +57,13 @@ function manifestOf(b: LlamaBackend, tolerance = TOLERANCE): OpoiManifest {
   };
 }
 
-/** mulberry32, for the prompts and the cheats: the same run every time. */
-function generator(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /**
  * Prompts of the diversity real requests have: questions, instructions and requests for text about
  * many subjects, of varied length and ending (most end alike, in "?" or "."), which is what makes
  * "the answer to another prompt" hard for a model that reads only the last tokens.
  */
 function prompts(count: number, seed: number): Buffer[] {
-  const random = generator(seed);
+  const random = seededRandom(seed);
   const pick = <T>(xs: readonly T[]) => xs[Math.floor(random() * xs.length)];
   const forms = [
     'What is {s}?',
@@ -226,7 +214,7 @@ async function detect(): Promise<boolean> {
     const other = await LlamaBackend.open(cachedModel(m.otherSeed, m.shape), settings);
     const sampler = await Sampler.open(cachedModel(m.seed, m.shape), settings);
     const manifest = manifestOf(b);
-    const random = generator(11);
+    const random = seededRandom(11);
     const ps = prompts(TRIALS, 3);
     const honest: VerifiableGeneration[] = [];
     for (const p of ps) honest.push(await b.generateVerifiable(p, manifest, DETECT_TOKENS, never));

@@ -1,3 +1,3 @@
 // @cs/miner/gguf: the generated models the tests, benches and cs-network run.
-export { TINY_LLAMA, tinyLlamaGguf, type TinyLlamaShape } from './tiny-llama.ts';
+export { seededRandom, TINY_LLAMA, tinyLlamaGguf, type TinyLlamaShape } from './tiny-llama.ts';
 export { LARGE_LLAMA, cachedModel } from './model-cache.ts';

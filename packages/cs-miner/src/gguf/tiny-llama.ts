@@ -20,8 +20,8 @@ export interface TinyLlamaShape {
 
 export const TINY_LLAMA: TinyLlamaShape = { layers: 2, embedding: 64, heads: 4, feedForward: 128, context: 512 };
 
-/** mulberry32: a small, well-mixed 32-bit generator; enough for weights, nothing else. */
-function generator(seed: number): () => number {
+/** mulberry32: a small, well-mixed 32-bit generator; enough for weights and test inputs, nothing else. */
+export function seededRandom(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;
@@ -33,7 +33,7 @@ function generator(seed: number): () => number {
 }
 
 export function tinyLlamaGguf(seed: number, shape: TinyLlamaShape = TINY_LLAMA): Buffer {
-  const random = generator(seed);
+  const random = seededRandom(seed);
   const { tokens: vocab, scores, types } = llamaVocabulary(shape.pieces ?? 0);
   const { layers, embedding: e, heads, feedForward: ff, context } = shape;
 
