@@ -18,9 +18,12 @@ const server = createServer((s) => {
 
 process.on('message', (m: { line: string } | 'write' | 'close') => {
   if (m === 'write') {
+    const cpu = process.cpuUsage();
     const started = Number(process.hrtime.bigint());
     for (const s of sockets) s.write(line);
-    process.send!({ started });
+    const loopMs = (Number(process.hrtime.bigint()) - started) / 1e6;
+    const used = process.cpuUsage(cpu);
+    process.send!({ started, loopMs, cpuMs: (used.user + used.system) / 1000 });
   } else if (m === 'close') {
     for (const s of sockets) s.destroy();
     server.close();

@@ -117,9 +117,14 @@ async function startFloorWriter(line: string) {
     /** One round: each receiver's latency (ms) from the loop's start. */
     async round(): Promise<number[]> {
       const { received } = await receivers.arm();
-      const started = nextMessage<{ started: number }>(writer, (m) => typeof m === 'object' && m !== null && 'started' in m);
+      const started = nextMessage<{ started: number; loopMs: number; cpuMs: number }>(
+        writer,
+        (m) => typeof m === 'object' && m !== null && 'started' in m,
+      );
       writer.send('write');
-      const t0 = (await started).started;
+      const { started: t0, loopMs, cpuMs } = await started;
+      floorLoop.push(loopMs);
+      floorLoopCpu.push(cpuMs);
       return (await received).map((t) => (t - t0) / 1e6);
     },
     close(): void {
@@ -156,6 +161,9 @@ function startFloorVerifiers(threads: number) {
   };
 }
 
+const floorLoop: number[] = [];
+const floorLoopCpu: number[] = [];
+const poolLoopCpu: number[] = [];
 const { node, zmq } = await startNode();
 const address = await node.call<string>('getnewaddress');
 await node.call('generatetoaddress', 1, address);
@@ -218,7 +226,9 @@ try {
     poolP50.push(percentile(p, 50));
     floorP99.push(percentile(f, 99));
     floorP50.push(percentile(f, 50));
-    poolLoop.push(Number(/^cs_pool_job_fanout_seconds (\S+)$/m.exec(await pool.api<string>('/metrics'))![1]) * 1000);
+    const metrics = await pool.api<string>('/metrics');
+    poolLoop.push(Number(/^cs_pool_job_fanout_seconds (\S+)$/m.exec(metrics)![1]) * 1000);
+    poolLoopCpu.push(Number(/^cs_pool_job_fanout_cpu_seconds (\S+)$/m.exec(metrics)![1]) * 1000);
   }
   sub.close();
   miners.close();
@@ -227,7 +237,7 @@ try {
   const fanout = median(poolP99.map((p, i) => p / floorP99[i]));
   lines.push(
     `(b) job fan-out to ${MINERS} miners, p99 / bare write p99: ${fanout.toFixed(3)} (goal <= ${FANOUT_GOAL}) ${verdict(fanout <= FANOUT_GOAL)}`,
-    `    median of ${FANOUT_ROUNDS} pairs of rounds (pool's p99 / the floor's beside it); ratio of the median p99s ${(median(poolP99) / median(floorP99)).toFixed(3)}: pool ${median(poolP99).toFixed(2)} ms from hashblock, bare ${median(floorP99).toFixed(2)} ms from the loop's start (${line.length} bytes to each socket); p50 ${median(poolP50).toFixed(2)} / ${median(floorP50).toFixed(2)} ms; the pool's write loop ${median(poolLoop).toFixed(2)} ms; pool/bare p99 per round ${poolP99.map((p, i) => (p / floorP99[i]).toFixed(2)).join(' ')}`,
+    `    median of ${FANOUT_ROUNDS} pairs of rounds (pool's p99 / the floor's beside it); ratio of the median p99s ${(median(poolP99) / median(floorP99)).toFixed(3)}: pool ${median(poolP99).toFixed(2)} ms from hashblock, bare ${median(floorP99).toFixed(2)} ms from the loop's start (${line.length} bytes to each socket); p50 ${median(poolP50).toFixed(2)} / ${median(floorP50).toFixed(2)} ms; the write loops ${median(poolLoop).toFixed(2)} / ${median(floorLoop).toFixed(2)} ms (CPU ${median(poolLoopCpu).toFixed(2)} / ${median(floorLoopCpu).toFixed(2)} ms); pool/bare p99 per round ${poolP99.map((p, i) => (p / floorP99[i]).toFixed(2)).join(' ')}`,
   );
 
   // (a) The share miners log in, solve every round ahead and send the warm-up shares.

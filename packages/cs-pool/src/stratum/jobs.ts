@@ -15,6 +15,12 @@ import { feeOf } from '../accounting/schemes.ts';
 
 /** Jobs of the current previous block kept for late submits after a transaction refresh. */
 const MAX_JOBS_PER_BLOCK = 16;
+/**
+ * How long a hashblock waits for the pending long poll's answer before asking csd itself. csd
+ * answers that long poll on the same new tip within a millisecond or two; asking as well would
+ * make it build the template twice while the pool writes the new job to its miners.
+ */
+const LONG_POLL_GRACE_MS = 250;
 
 export interface JobManagerOptions {
   readonly rpc: RpcClient;
@@ -50,6 +56,8 @@ export class JobManager extends EventEmitter<JobEvents> {
   private refreshAgain = false;
   private timer: NodeJS.Timeout | null = null;
   private zmq: { close(): void } | null = null;
+  /** The longpollid the pending long poll waits on; null while none is in flight. */
+  private longPolling: string | null = null;
   /**
    * When the pool first heard of the newest block (performance.now()): its ZeroMQ hashblock, or
    * the long poll's answer when that came first; 0 once its jobs have gone out.
@@ -147,15 +155,22 @@ export class JobManager extends EventEmitter<JobEvents> {
   private async longPoll(): Promise<void> {
     while (!this.stopped) {
       const id = this.template?.longpollid;
+      this.longPolling = id ?? null;
       try {
         const t = await this.o.rpc.call('getblocktemplate', [{ rules: ['segwit'], longpollid: id }], 330_000);
+        this.longPolling = null;
         if (!this.stopped) this.accept(templateOf(t));
       } catch (e) {
+        this.longPolling = null;
         if (this.stopped) return;
         if (!(e instanceof RpcError && e.code === -9)) this.o.log.warn({ err: (e as Error).message }, 'long poll failed; retrying');
         await new Promise((r) => setTimeout(r, 1000));
       }
     }
+  }
+
+  private refreshAfterHashBlock(): Promise<void> {
+    return this.refresh().catch((e) => this.o.log.warn({ err: (e as Error).message }, 'template after hashblock failed'));
   }
 
   private async subscribeHashBlock(address: string): Promise<void> {
@@ -168,10 +183,16 @@ export class JobManager extends EventEmitter<JobEvents> {
       try {
         for await (const [, body] of sock) {
           // csd answers the pending long poll on the same new tip: when that template is already
-          // here, its jobs are out, and asking again would only make csd build it a second time.
-          if (this.template?.previousblockhash === Buffer.from(body).toString('hex')) continue;
+          // here, its jobs are out; when the long poll is still waiting on the current template,
+          // its answer is on the way, and is only asked for if it has not come in the grace time.
+          const hash = Buffer.from(body).toString('hex');
+          if (this.template?.previousblockhash === hash) continue;
           this.lastHashBlockAt = performance.now();
-          await this.refresh().catch((e) => this.o.log.warn({ err: (e as Error).message }, 'template after hashblock failed'));
+          if (this.longPolling !== null && this.longPolling === this.template?.longpollid) {
+            setTimeout(() => {
+              if (!this.stopped && this.template?.previousblockhash !== hash) void this.refreshAfterHashBlock();
+            }, LONG_POLL_GRACE_MS).unref();
+          } else await this.refreshAfterHashBlock();
         }
       } catch (e) {
         if (!this.stopped) this.o.log.warn({ err: (e as Error).message }, 'ZeroMQ subscription ended');

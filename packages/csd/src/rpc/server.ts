@@ -88,6 +88,9 @@ export class RpcHttpServer {
   /** rpcallowip decided once per connection: the peer address cannot change on a socket. */
   readonly #socketAllowed = new WeakMap<Socket, boolean>();
   #closing = false;
+  /** Counts the check phases that followed a turn with reads: a reply of an older count waited for something. */
+  #turn = 0;
+  #turnEnding = false;
 
   constructor(options: RpcServerOptions) {
     this.#logger = options.logger;
@@ -204,6 +207,7 @@ export class RpcHttpServer {
     if (Number(req.headers['content-length'] ?? 0) > this.#maxBodyBytes) return this.#tooLarge(res);
     readBody(req, this.#maxBodyBytes, (body) => {
       if (body === null) return this.#tooLarge(res);
+      const turn = this.#readTurn();
       let reply: RpcReply | Promise<RpcReply>;
       try {
         reply = this.#reply(res, body, ctx);
@@ -211,7 +215,7 @@ export class RpcHttpServer {
         return this.#fail(req, res, err);
       }
       Promise.resolve(reply).then(
-        (reply) => this.#sendLater(res, reply),
+        (reply) => (turn === this.#turn ? this.#sendLater(res, reply) : this.#sendReplyOrFail(res, reply)),
         (err: unknown) => this.#fail(req, res, err),
       );
     });
@@ -235,13 +239,32 @@ export class RpcHttpServer {
    * read (docs/rpc.md, Performance: a third more keep-alive throughput, measured).
    */
   #sendLater(res: ServerResponse, reply: RpcReply): void {
-    setImmediate(() => {
-      try {
-        this.#sendReply(res, reply);
-      } catch (err) {
-        this.#fail(res.req, res, err);
-      }
-    });
+    setImmediate(() => this.#sendReplyOrFail(res, reply));
+  }
+
+  /**
+   * The current turn's count, ended in its check phase. A reply that comes after that waited for
+   * an event (a long poll's new tip, waitfornewblock, a worker): it leaves at once, as there are
+   * no reads of its turn to group it with, and a pool waiting on a long poll gets its template
+   * without the wait for the check phase.
+   */
+  #readTurn(): number {
+    if (!this.#turnEnding) {
+      this.#turnEnding = true;
+      setImmediate(() => {
+        this.#turn++;
+        this.#turnEnding = false;
+      });
+    }
+    return this.#turn;
+  }
+
+  #sendReplyOrFail(res: ServerResponse, reply: RpcReply): void {
+    try {
+      this.#sendReply(res, reply);
+    } catch (err) {
+      this.#fail(res.req, res, err);
+    }
   }
 
   #tooLarge(res: ServerResponse): void {
