@@ -3,8 +3,10 @@
 // bridge API with a REQUEST from node 1's wallet.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createHash, randomUUID } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { after, afterEach } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { readEnvFile } from '@cs/bridge/setup';
 import { RpcClient } from '@cs/client';
@@ -49,6 +51,46 @@ export function processTree(root: number): number[] {
   const tree = [root];
   for (let i = 0; i < tree.length; i++) for (const [pid, ppid] of parent) if (ppid === tree[i]) tree.push(pid);
   return tree;
+}
+
+/**
+ * A test file's networks, all on one temporary data directory. `start` runs `npm run network` on
+ * it (a new network gets a free block of ports unless the args name one; a resumed one keeps its
+ * own). A test's network still running after it is interrupted, so that a test failing half way
+ * does not leave the directory's lock held for the next; at the end of the file every process
+ * either run started is killed and the directory removed.
+ */
+export function networkTests(prefix: string) {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  const datadir = join(dir, 'net');
+  const seen = new Set<number>();
+  let current: NetworkRun | undefined;
+  const noneLeft = () => eventually(async () => ([...seen].some(alive) ? undefined : true), 'every process of the network to exit', 60_000);
+  after(() => {
+    for (const pid of seen) if (alive(pid)) process.kill(pid, 'SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
+  });
+  afterEach(async () => {
+    const run = current;
+    current = undefined;
+    if (!run || run.proc.exitCode !== null || run.proc.signalCode !== null) return;
+    run.interrupt();
+    await run.exited();
+    await noneLeft();
+  });
+  return {
+    datadir,
+    noneLeft,
+    async start(args: readonly string[] = []): Promise<NetworkRun> {
+      const fresh = !existsSync(join(datadir, 'network.json')) && !args.some((a) => a.startsWith('-baseport='));
+      const run = new NetworkRun(datadir, [...(fresh ? [`-baseport=${await freeBasePort()}`] : []), ...args]);
+      current = run;
+      seen.add(run.proc.pid!);
+      await run.up();
+      for (const pid of [...run.pids(), ...run.programPids()]) seen.add(pid);
+      return run;
+    },
+  };
 }
 
 /** One `npm run network -- <args>` in the repository. */

@@ -8,13 +8,11 @@
 // Debian's headless chromium (playwright-core) and its answer and payout show on screen.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, afterEach, test } from 'node:test';
+import { test } from 'node:test';
 import { chromium } from 'playwright-core';
-import { eventually } from '../packages/cs-pool/test/pool-harness.ts';
-import { NETWORK_BIN, NetworkRun, ROOT, alive, freeBasePort } from './network-harness.ts';
+import { NETWORK_BIN, ROOT, freeBasePort, networkTests } from './network-harness.ts';
 
 /** Commit window, reveal window and payout: a few dozen blocks found by CPU miners. */
 const PAID_MS = 900_000;
@@ -22,39 +20,7 @@ const CHROMIUM = '/usr/bin/chromium';
 if (!existsSync(CHROMIUM) && process.env.CI === 'true') throw new Error(`${CHROMIUM} is missing: CI must install Debian's chromium (.ci/run does)`);
 const ARTIFACTS = join(ROOT, 'test-artifacts');
 
-const dir = mkdtempSync(join(tmpdir(), 'cs-network-test-'));
-const datadir = join(dir, 'net');
-const seen = new Set<number>();
-
-after(() => {
-  for (const pid of seen) if (alive(pid)) process.kill(pid, 'SIGKILL');
-  rmSync(dir, { recursive: true, force: true });
-});
-
-let current: NetworkRun | undefined;
-
-// A test that fails half way must not leave its network holding the data directory's lock for the next one.
-afterEach(async () => {
-  const run = current;
-  current = undefined;
-  if (!run || run.proc.exitCode !== null || run.proc.signalCode !== null) return;
-  run.interrupt();
-  await run.exited();
-  await noneLeft();
-});
-
-async function start(args: readonly string[] = []): Promise<NetworkRun> {
-  const run = new NetworkRun(datadir, args);
-  current = run;
-  seen.add(run.proc.pid!);
-  await run.up();
-  for (const pid of [...run.pids(), ...run.programPids()]) seen.add(pid);
-  return run;
-}
-
-async function noneLeft(): Promise<void> {
-  await eventually(async () => ([...seen].some(alive) ? undefined : true), 'every process of the network to exit', 60_000);
-}
+const { datadir, start, noneLeft } = networkTests('cs-network-test-');
 
 let requestId = '';
 let firstTip = 0;

@@ -8,46 +8,18 @@
 // requester is refunded and bridge 1's collateral forfeited. Amounts are checked to the base unit
 // against docs/protocol.md 11.6 ("Payout"), computed here on their own.
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, afterEach, test } from 'node:test';
+import { test } from 'node:test';
 import { eventually } from '../packages/cs-pool/test/pool-harness.ts';
-import { NetworkRun, alive, freeBasePort } from './network-harness.ts';
+import { type NetworkRun, alive, networkTests } from './network-harness.ts';
 import { ESCROW, PRICE, askVerifiable, bridgeEnv, leading, node, paidOutputs, sats, untilRequest } from './verifiable-harness.ts';
 
 /** Commit, reveal, publish, audit commit and reveal windows: about twenty blocks found by CPU miners, and the bridges' steps. */
 const SETTLED_MS = 900_000;
 const SETTLED = ['FULFILLED', 'REJECTED', 'EXPIRED'];
 
-const dir = mkdtempSync(join(tmpdir(), 'cs-verifiable-network-'));
-const datadir = join(dir, 'net');
-const seen = new Set<number>();
-let current: NetworkRun | undefined;
-
-after(() => {
-  for (const pid of seen) if (alive(pid)) process.kill(pid, 'SIGKILL');
-  rmSync(dir, { recursive: true, force: true });
-});
-
-afterEach(async () => {
-  const run = current;
-  current = undefined;
-  if (!run || run.proc.exitCode !== null || run.proc.signalCode !== null) return;
-  run.interrupt();
-  await run.exited();
-});
-
-/** `npm run network` on the test's directory: a new network gets a free block of ports, a resumed one keeps its own. */
-async function start(args: readonly string[] = []): Promise<NetworkRun> {
-  const ports = existsSync(join(datadir, 'network.json')) ? [] : [`-baseport=${await freeBasePort()}`];
-  const run = new NetworkRun(datadir, [...ports, ...args]);
-  current = run;
-  seen.add(run.proc.pid!);
-  await run.up();
-  for (const pid of [...run.pids(), ...run.programPids()]) seen.add(pid);
-  return run;
-}
+const { datadir, start } = networkTests('cs-verifiable-network-');
 
 /** Every program's pid, read while the pid file exists (a stopped network removes it). */
 const programsOf = (run: NetworkRun) => run.programPids();
@@ -60,7 +32,6 @@ async function stop(run: NetworkRun): Promise<void> {
   const pids = programsOf(run);
   run.interrupt();
   await run.exited();
-  current = undefined;
   await allExited(pids);
 }
 

@@ -2,6 +2,7 @@
 // cs-bridge processes on free loopback ports, each with its own temporary directory, started the
 // way an operator starts them (the bridge from its environment file), and an OPoI miner built on
 // cs-pool's test stratum client that announces OPoI and answers assignments as the test decides.
+import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -21,7 +22,7 @@ import {
 } from '@cs/stratum';
 import { Daemon, freePort } from '../../csd/test/daemon.ts';
 import { STAGES as ALL_STAGES, type Stage } from '../src/store/store.ts';
-import { PoolProcess, eventually } from '../../cs-pool/test/pool-harness.ts';
+import { PoolProcess, eventually, receivedTotal } from '../../cs-pool/test/pool-harness.ts';
 import { StratumClient } from '../../cs-pool/test/stratum-client.ts';
 
 export const BRIDGE_BIN = fileURLToPath(new URL('../bin/cs-bridge.js', import.meta.url));
@@ -303,4 +304,21 @@ export async function driveToPaid(chain: Chain, bridge: BridgeProcess, id: strin
   await chain.mine(1);
   await reachStage(bridge, id, 'paid');
   return resolved;
+}
+
+/**
+ * A graceful restart (SIGTERM exits 0), more blocks and a tick at the tip, then one more block to
+ * confirm any second payment that tick would have broadcast: `wallet` still holds `paid`, once.
+ */
+export async function assertPaidOnceAfterRestart(chain: Chain, bridge: BridgeProcess, wallet: string, paid: bigint): Promise<void> {
+  assert.equal(await bridge.stop('SIGTERM'), 0, 'SIGTERM stops the bridge cleanly');
+  await bridge.start();
+  await chain.mine(2);
+  const height = await chain.node.call<number>('getblockcount');
+  await eventually(
+    async () => ((await bridge.api<{ node_height: number }>('/healthz')).body.node_height === height ? true : undefined),
+    'a tick at the tip',
+  );
+  await chain.mine(1);
+  assert.equal(BigInt(await receivedTotal(chain.node, wallet)), paid, 'paid exactly once');
 }

@@ -9,7 +9,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { after, before, test } from 'node:test';
 import { amountFromValue } from '@cs/runtime/amount';
 import { externalAddress, receivedTotal } from '../../cs-pool/test/pool-harness.ts';
-import { BridgeProcess, type Chain, OpoiMiner, eventually, fundedAddress, startChain } from './bridge-harness.ts';
+import { BridgeProcess, type Chain, OpoiMiner, assertPaidOnceAfterRestart, eventually, fundedAddress, startChain } from './bridge-harness.ts';
 
 let chain: Chain;
 let bridge: BridgeProcess;
@@ -109,17 +109,6 @@ test('kill -9 at every stage loses nothing and pays nobody twice', async () => {
   const expected = (amountFromValue(r.winner_amount!) * 9750n) / 10000n;
   assert.equal(BigInt(await receivedTotal(chain.node, wallet)), expected, 'the miner got its share');
 
-  // A graceful restart (SIGTERM exits 0) and more blocks: still paid once.
-  assert.equal(await bridge.stop('SIGTERM'), 0, 'SIGTERM stops the bridge cleanly');
-  await bridge.start();
-  await chain.mine(2);
-  const height = await chain.node.call<number>('getblockcount');
-  await eventually(
-    async () => ((await bridge.api<{ node_height: number }>('/healthz')).body.node_height === height ? true : undefined),
-    'a tick at the tip',
-  );
-  // A second payment would have been broadcast by that tick: a block confirms it, if there is one.
-  await chain.mine(1);
-  assert.equal(BigInt(await receivedTotal(chain.node, wallet)), expected, 'paid exactly once');
+  await assertPaidOnceAfterRestart(chain, bridge, wallet, expected);
   assert.equal(await stageOf(id), 'paid');
 });

@@ -9,7 +9,7 @@ import { after, before, test } from 'node:test';
 import { toHex, verifiableResponseHash } from '@cs/consensus';
 import { amountFromValue } from '@cs/runtime/amount';
 import { externalAddress, receivedTotal } from '../../cs-pool/test/pool-harness.ts';
-import { type BridgeProcess, type Chain, OpoiMiner, eventually, fundedAddress, mineUntil, startChain } from './bridge-harness.ts';
+import { type BridgeProcess, type Chain, OpoiMiner, assertPaidOnceAfterRestart, fundedAddress, mineUntil, startChain } from './bridge-harness.ts';
 import { MANIFEST_ID, command, logged, modelFile, servingBridge } from './verifiable-harness.ts';
 
 let chain: Chain;
@@ -127,17 +127,7 @@ test('kill -9 between the verdict commit and the reveal still reveals, and the a
   const expected = (amountFromValue(earned) * 9800n) / 10000n;
   assert.equal(BigInt(await receivedTotal(chain.node, wallet)), expected, 'the auditing miner is paid its share');
 
-  // Restarted again, more blocks and ticks: still paid once.
-  assert.equal(await bridge.stop('SIGTERM'), 0);
-  await bridge.start();
-  await chain.mine(2);
-  const height = await chain.node.call<number>('getblockcount');
-  await eventually(
-    async () => ((await bridge.api<{ node_height: number }>('/healthz')).body.node_height === height ? true : undefined),
-    'a tick at the tip',
-  );
-  await chain.mine(1);
-  assert.equal(BigInt(await receivedTotal(chain.node, wallet)), expected, 'paid exactly once');
+  await assertPaidOnceAfterRestart(chain, bridge, wallet, expected);
   const pending = await bridge.api<{ kind: string }[]>('/svc/opoi/pending');
   assert.equal(pending.body.filter((p) => p.kind === 'audit').length, 0, 'the audit is finished');
 });
