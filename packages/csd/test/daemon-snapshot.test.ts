@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { BlockHeader, Writer, fromHex } from '@cs/consensus';
+import { BlockHeader, Reader, Writer, fromHex } from '@cs/consensus';
 import { encodeCoin } from '../src/chain/coins.ts';
 import { HEADER_BYTES } from '../src/chain/snapshot-format.ts';
 import { Daemon } from './daemon.ts';
@@ -61,17 +61,27 @@ async function settled(d: Daemon, tip: string): Promise<void> {
 function doctor(file: string, out: string, txid: string, count = 1): string {
   const bytes = readFileSync(file);
   const coin = encodeCoin({ value: 1000n * 100_000_000n, scriptPubKey: Buffer.from(`0014${'11'.repeat(20)}`, 'hex'), height: 50, coinbase: false });
-  const records: Uint8Array[] = [];
+  const records: { table: number; key: Uint8Array; bytes: Uint8Array }[] = [];
   for (let i = 0; i < count; i++) {
     const key = Buffer.concat([Buffer.from(txid, 'hex').reverse(), Buffer.alloc(4)]);
     key.writeUInt32BE((0xeeeeeeee ^ i) >>> 0, 0);
-    records.push(new Writer().u8(0).varBytes(key).varBytes(coin).finish());
+    records.push({ table: 0, key, bytes: new Writer().u8(0).varBytes(key).varBytes(coin).finish() });
   }
+  // The file's records, which the fake ones join in table and key order, as the format wants.
+  const r = new Reader(bytes.subarray(HEADER_BYTES));
+  while (r.remaining > 0) {
+    const start = r.offset;
+    const table = r.u8();
+    const key = r.varBytes();
+    r.varBytes();
+    records.push({ table, key, bytes: bytes.subarray(HEADER_BYTES + start, HEADER_BYTES + r.offset) });
+  }
+  records.sort((x, y) => x.table - y.table || Buffer.compare(x.key, y.key));
   const header = Buffer.from(bytes.subarray(0, HEADER_BYTES));
   // The counts end the header: coins, then records (u64le each).
   header.writeBigUInt64LE(header.readBigUInt64LE(HEADER_BYTES - 16) + BigInt(count), HEADER_BYTES - 16);
   header.writeBigUInt64LE(header.readBigUInt64LE(HEADER_BYTES - 8) + BigInt(count), HEADER_BYTES - 8);
-  const body = Buffer.concat([...records, bytes.subarray(HEADER_BYTES)]);
+  const body = Buffer.concat(records.map((x) => x.bytes));
   writeFileSync(out, Buffer.concat([header, body]));
   return createHash('sha256').update(body).digest('hex');
 }

@@ -17,7 +17,7 @@ import type { BlockTree } from './block-tree.ts';
 import type { OpoiStore } from './opoi-store.ts';
 import type { ScriptVerifier } from './script-verifier.ts';
 import { type SnapshotHeader, readSnapshot, writeSnapshot } from './snapshot-format.ts';
-import { SnapshotMeta, type SnapshotRecord, clearTables, fillTables, fillTablesNow, tableRecords } from './snapshot-meta.ts';
+import { SnapshotMeta, type SnapshotRecord, appendRecords, clearTables, fillTables, fillTablesNow, tableRecords } from './snapshot-meta.ts';
 import type { UtxoSet } from './utxo-set.ts';
 
 const PROGRESS_LOG_MS = 5000;
@@ -140,7 +140,7 @@ export class Snapshots {
 
   /** The state before a load waits in the background tables, at the tip still stored: it comes back. */
   private undoLoad(): void {
-    clearTables(this.c.db.stateTables());
+    clearTables(this.c.db, this.c.db.stateTables());
     fillTablesNow(this.c.db, this.c.db.stateTables(), tableRecords(this.c.db.background().stateTables()));
     this.c.db.write(() => this.meta.setLoading(false));
     this.dropBackgroundTables();
@@ -269,16 +269,17 @@ export class Snapshots {
     this.dropBackgroundTables();
     const bg = c.db.background();
     await fillTables(c.db, bg.stateTables(), tableRecords(c.db.stateTables()), nextTurn);
-    c.db.write(() => {
+    const h = file.header;
+    c.log.info({ coins: h.coins, height: base.height, hash: base.hashHex }, 'loading a UTXO snapshot');
+    // The marker and the emptied tables commit together: a crash sees either neither or both.
+    clearTables(c.db, c.db.stateTables(), () => {
       bg.putMeta('tip', Buffer.from(tip.hash));
       bg.putMeta('coins', Buffer.from(tip.hash));
       this.meta.setLoading(true);
     });
-    const h = file.header;
-    c.log.info({ coins: h.coins, height: base.height, hash: base.hashHex }, 'loading a UTXO snapshot');
     try {
-      clearTables(c.db.stateTables());
-      await fillTables(c.db, c.db.stateTables(), file.records(), nextTurn);
+      await appendRecords(c.db, c.db.stateTables(), file.records(), nextTurn);
+      this.checkCounts(h);
     } catch (e) {
       this.undoLoad();
       throw new SnapshotError(`the snapshot could not be written: ${(e as Error).message}`);
@@ -307,6 +308,19 @@ export class Snapshots {
     c.emitTip();
     this.start();
     await c.activateBestChain();
+  }
+
+  /**
+   * The loaded tables hold as many records as the file's header says: append mode skips a record
+   * out of key order (or a repeated key) instead of throwing.
+   */
+  private checkCounts(h: SnapshotHeader): void {
+    const counts = this.c.db.stateTables().map((t) => (t.getStats() as { entryCount: number }).entryCount);
+    const records = counts.reduce((a, b) => a + b, 0);
+    if (counts[0] !== h.coins || records !== h.records)
+      throw new Error(
+        `${counts[0]} coins in ${records} records were stored, the file holds ${h.coins} in ${h.records}: its records are out of key order`,
+      );
   }
 
   /** dumptxoutset: the active state at the tip, written to `path` (through `path`.incomplete). */
@@ -429,7 +443,7 @@ export class Snapshots {
     const { c } = this;
     const bg = c.db.background();
     const at = bg.getMeta('tip')!;
-    clearTables(c.db.stateTables());
+    clearTables(c.db, c.db.stateTables());
     fillTablesNow(c.db, c.db.stateTables(), tableRecords(bg.stateTables()));
     c.db.write(() => {
       c.db.putMeta('coins', at);
@@ -442,8 +456,7 @@ export class Snapshots {
 
   private dropBackgroundTables(): void {
     const bg = this.c.db.background();
-    clearTables(bg.stateTables());
-    this.c.db.write(() => {
+    clearTables(this.c.db, bg.stateTables(), () => {
       bg.removeMeta('tip');
       bg.removeMeta('coins');
     });
