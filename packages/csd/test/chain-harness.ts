@@ -2,6 +2,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { TestContext } from 'node:test';
 import pino, { type Logger } from 'pino';
 import { REGTEST, Transaction, blockSubsidy, type Block, type ChainParams, type TxOut } from '@cs/consensus';
 import type { BlockIndexEntry } from '../src/chain/block-index.ts';
@@ -11,6 +12,17 @@ import { addWitnessCommitment, assembleBlock, createCoinbase, solveBlock } from 
 import { ChainDatabase } from '../src/storage/database.ts';
 
 export const OP_TRUE = Uint8Array.of(0x51);
+
+/** A fresh chain database in a temporary directory, closed and removed after test `t`. */
+export function tempDatabase(t: TestContext, prefix: string): ChainDatabase {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  const db = ChainDatabase.open(join(dir, 'chain'));
+  t.after(async () => {
+    await db.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  return db;
+}
 
 export interface Harness {
   readonly dir: string;

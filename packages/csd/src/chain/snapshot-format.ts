@@ -7,6 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import { closeSync, fstatSync, openSync, read, readSync } from 'node:fs';
+import { promisify } from 'node:util';
 import { open } from 'node:fs/promises';
 import { DecodeError, Reader, Writer, hashFromHex, hashToHex } from '@cs/consensus';
 import { STATE_TABLES, type Table } from '../storage/database.ts';
@@ -157,7 +158,7 @@ export async function readSnapshot(path: string, checkHeader: (h: SnapshotHeader
     checkHeader(header);
     const body = Buffer.allocUnsafe(size - HEADER_BYTES);
     for (let at = 0; at < body.length; ) {
-      const { bytesRead } = await readAt(fd, body, at, HEADER_BYTES + at);
+      const { bytesRead } = await readAt(fd, body, at, body.length - at, HEADER_BYTES + at);
       if (bytesRead === 0) throw new DecodeError('truncated', 'the UTXO snapshot file ended while it was read');
       at += bytesRead;
     }
@@ -168,11 +169,7 @@ export async function readSnapshot(path: string, checkHeader: (h: SnapshotHeader
   }
 }
 
-function readAt(fd: number, into: Buffer, offset: number, position: number): Promise<{ bytesRead: number }> {
-  return new Promise((resolve, reject) =>
-    read(fd, into, offset, into.length - offset, position, (err, bytesRead) => (err ? reject(err) : resolve({ bytesRead }))),
-  );
-}
+const readAt = promisify(read);
 
 function* parseRecords(body: Uint8Array, header: SnapshotHeader): Generator<StateRecord> {
   const r = new Reader(body);

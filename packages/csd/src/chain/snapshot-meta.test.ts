@@ -1,21 +1,14 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { test } from 'node:test';
-import { ChainDatabase } from '../storage/database.ts';
+import { tempDatabase } from '../../test/chain-harness.ts';
+import type { ChainDatabase } from '../storage/database.ts';
 import { appendRecords, clearTables } from './snapshot-meta.ts';
 
 const record = (table: number, key: number) => ({ table, key: Uint8Array.of(0, key), value: Uint8Array.of(key, key) });
 const entries = (db: ChainDatabase) => db.stateTables().map((t) => (t.getStats() as { entryCount: number }).entryCount);
 
 test('appendRecords lands records in key order across tables and batches, and skips, without throwing, one out of order', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'csd-snapmeta-'));
-  const db = ChainDatabase.open(join(dir, 'chain'));
-  t.after(async () => {
-    await db.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const db = tempDatabase(t, 'csd-snapmeta-');
   let pauses = 0;
   const pause = async () => {
     pauses++;

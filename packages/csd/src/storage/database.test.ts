@@ -1,17 +1,9 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { test } from 'node:test';
-import { ChainDatabase } from './database.ts';
+import { tempDatabase } from '../../test/chain-harness.ts';
 
 test('a failed write transaction lands nothing and tells the caches that took its values', (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'csd-db-'));
-  const db = ChainDatabase.open(join(dir, 'chain'));
-  t.after(async () => {
-    await db.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const db = tempDatabase(t, 'csd-db-');
   let failures = 0;
   db.onWriteFailure(() => failures++);
   const key = Buffer.from('k');
