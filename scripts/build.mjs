@@ -2,10 +2,10 @@
 // Builds the packages to JavaScript (tsc -b over their project references): all of them after a
 // plain `npm ci`, and after a partial install (`npm ci -w packages/cs-miner`) those whose
 // dependencies are installed, so that installing one program builds that program instead of
-// failing on the others; then bundles cs-cli. `npm ci` runs this as the root `prepare` script;
+// failing on the others; then bundles csd and cs-cli. `npm ci` runs this as the root `prepare` script;
 // `npm run build` too.
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -31,18 +31,32 @@ const targets = skipped.length === 0 ? ['tsconfig.build.json'] : ready;
 const run = spawnSync(process.execPath, [tsc, '-b', ...targets], { cwd: root, stdio: 'inherit' });
 if (run.status !== 0) process.exit(run.status ?? 1);
 
-// cs-cli is started once per command, and Node 20 spends a few milliseconds on every ES module it
-// loads: its ~30 modules become one file, beside its entry so that its relative URLs still hold
-// (bench/startup.ts measures the start).
+// Node 20 spends a few milliseconds on every ES module it loads, and csd's code is over 300 of
+// them: csd and cs-cli run from one esbuild bundle (dist/bundle/), split so that each program and
+// each worker-thread entry loads only the chunks it uses, with the npm dependencies left as they
+// are installed. Every chunk sits in that one folder, two levels below the package like
+// dist/<program>/main.js, so startWorker's entries beside the calling code and the
+// `../../package.json` URLs still resolve. bench/startup.ts measures the start.
 if (ready.includes('packages/csd')) {
   const { build } = await import('esbuild');
+  const dist = join(root, 'packages/csd/dist');
+  const npmDependencies = [...new Set([...manifests.values()].flatMap(external))];
+  // Chunk names carry a content hash: the last build's would stay beside this one's.
+  rmSync(join(dist, 'bundle'), { recursive: true, force: true });
   await build({
-    entryPoints: [join(root, 'packages/csd/dist/cs-cli/main.js')],
-    outfile: join(root, 'packages/csd/dist/cs-cli/bundle.js'),
+    entryPoints: [
+      { in: join(dist, 'csd/main.js'), out: 'csd' },
+      { in: join(dist, 'cs-cli/main.js'), out: 'cs-cli' },
+      { in: join(dist, 'chain/coins-writer-main.js'), out: 'coins-writer-main' },
+      { in: join(dist, 'chain/script-worker-main.js'), out: 'script-worker-main' },
+    ],
+    outdir: join(dist, 'bundle'),
     bundle: true,
+    splitting: true,
     platform: 'node',
     format: 'esm',
     target: 'node20',
+    external: npmDependencies.flatMap((name) => [name, `${name}/*`]),
     logLevel: 'warning',
   });
 }

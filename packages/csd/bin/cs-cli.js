@@ -1,3 +1,3 @@
 #!/usr/bin/env node
-// Runs the compiled program, bundled into one file (scripts/build.mjs) so that it starts fast.
-import '../dist/cs-cli/bundle.js';
+// Runs the compiled program from its bundle (scripts/build.mjs), so that it starts fast.
+import '../dist/bundle/cs-cli.js';
