@@ -33,15 +33,18 @@ export interface EstimatorState {
   readonly horizons: readonly HorizonState[];
 }
 
+// The file holds some 50,000 doubles: one scratch array for all of them, not two objects each.
+const scratch = new Uint8Array(8);
+const scratchView = new DataView(scratch.buffer);
+
 function writeDouble(w: Writer, v: number): void {
-  const b = new Uint8Array(8);
-  new DataView(b.buffer).setFloat64(0, v, true);
-  w.bytes(b);
+  scratchView.setFloat64(0, v, true);
+  w.bytes(scratch);
 }
 
 function readDouble(r: Reader): number {
-  const b = r.bytes(8, 'double');
-  return new DataView(b.buffer, b.byteOffset, 8).getFloat64(0, true);
+  scratch.set(r.bytes(8, 'double'));
+  return scratchView.getFloat64(0, true);
 }
 
 function writeDoubles(w: Writer, values: readonly number[]): void {
