@@ -1,5 +1,6 @@
 import { hash } from 'node:crypto';
-import { createRIPEMD160, createSHA1 } from 'hash-wasm';
+import ripemd160Build from 'hash-wasm/dist/ripemd160.umd.min.js';
+import sha1Build from 'hash-wasm/dist/sha1.umd.min.js';
 
 // Signature checks hash many short messages (a 33-byte key, a ~180-byte BIP143 preimage, a 32-byte
 // digest), where the cost is the call, not the compression. SHA-256 goes to OpenSSL's one-shot
@@ -8,9 +9,11 @@ import { createRIPEMD160, createSHA1 } from 'hash-wasm';
 // WebAssembly hasher needs as much per 64-byte block (measured). RIPEMD-160 and SHA-1 never go to
 // OpenSSL: version 3 keeps them among its legacy algorithms behind a lock taken on every call,
 // which serialized the script-check threads on each other (measured: two threads ran no faster
-// than one).
-const wasmRipemd160 = await createRIPEMD160();
-const wasmSha1 = await createSHA1();
+// than one). Each comes from its own build of hash-wasm: the package's main file holds every
+// algorithm's WebAssembly as text, which Node's CommonJS lexer scanned at each start of each
+// program and thread (0.1 s).
+const wasmRipemd160 = await ripemd160Build.createRIPEMD160();
+const wasmSha1 = await sha1Build.createSHA1();
 
 /** Up to this size a message is copied to `staging` before it goes to WebAssembly. */
 const SHORT_MESSAGE = 192;
