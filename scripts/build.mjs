@@ -34,7 +34,7 @@ if (run.status !== 0) process.exit(run.status ?? 1);
 // Node 20 spends a few milliseconds on every ES module it loads, and csd's code is over 300 of
 // them: csd and cs-cli run from one esbuild bundle (dist/bundle/), split so that each program and
 // each worker-thread entry loads only the chunks it uses, with the npm dependencies left as they
-// are installed. Every chunk sits in that one folder, two levels below the package like
+// are installed (npm's workspaces hoist them to the root node_modules, where the bundle finds them). Every chunk sits in that one folder, two levels below the package like
 // dist/<program>/main.js, so startWorker's entries beside the calling code and the
 // `../../package.json` URLs still resolve. bench/startup.ts measures the start.
 if (ready.includes('packages/csd')) {
