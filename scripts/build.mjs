@@ -2,8 +2,8 @@
 // Builds the packages to JavaScript (tsc -b over their project references): all of them after a
 // plain `npm ci`, and after a partial install (`npm ci -w packages/cs-miner`) those whose
 // dependencies are installed, so that installing one program builds that program instead of
-// failing on the others; then bundles csd and cs-cli. `npm ci` runs this as the root `prepare` script;
-// `npm run build` too.
+// failing on the others; then bundles csd and cs-cli. `npm ci` runs this as the root `prepare`
+// script; `npm run build` too.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -33,10 +33,11 @@ if (run.status !== 0) process.exit(run.status ?? 1);
 
 // Node 20 spends a few milliseconds on every ES module it loads, and csd's code is over 300 of
 // them: csd and cs-cli run from one esbuild bundle (dist/bundle/), split so that each program and
-// each worker-thread entry loads only the chunks it uses, with the npm dependencies left as they
-// are installed (npm's workspaces hoist them to the root node_modules, where the bundle finds them). Every chunk sits in that one folder, two levels below the package like
-// dist/<program>/main.js, so startWorker's entries beside the calling code and the
-// `../../package.json` URLs still resolve. bench/startup.ts measures the start.
+// each worker-thread entry loads only the chunks it uses. The npm dependencies stay as installed
+// (npm's workspaces hoist them to the root node_modules, where the bundle finds them). Every
+// chunk sits in that one folder, two levels below the package like dist/<program>/main.js, so
+// startWorker's entries beside the calling code and the `../../package.json` URLs still resolve.
+// bench/startup.ts measures the start.
 if (ready.includes('packages/csd')) {
   const { build } = await import('esbuild');
   const dist = join(root, 'packages/csd/dist');

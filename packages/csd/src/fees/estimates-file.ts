@@ -33,7 +33,7 @@ export interface EstimatorState {
   readonly horizons: readonly HorizonState[];
 }
 
-// The file holds some 50,000 doubles: one scratch array for all of them, not two objects each.
+// The file holds some 38,000 doubles: one scratch array for all of them, not two objects each.
 const scratch = new Uint8Array(8);
 const scratchView = new DataView(scratch.buffer);
 
