@@ -114,8 +114,8 @@ async function startFloorWriter(line: string) {
   const receivers = startReceivers((await listening).port, 'floor.r');
   await receivers.ready;
   return {
-    /** One round: each receiver's latency (ms) from the loop's start. */
-    async round(): Promise<number[]> {
+    /** One round: each receiver's latency (ms) from the loop's start, and the loop's wall and CPU time (ms). */
+    async round(): Promise<{ latencies: number[]; loopMs: number; cpuMs: number }> {
       const { received } = await receivers.arm();
       const started = nextMessage<{ started: number; loopMs: number; cpuMs: number }>(
         writer,
@@ -123,9 +123,7 @@ async function startFloorWriter(line: string) {
       );
       writer.send('write');
       const { started: t0, loopMs, cpuMs } = await started;
-      floorLoop.push(loopMs);
-      floorLoopCpu.push(cpuMs);
-      return (await received).map((t) => (t - t0) / 1e6);
+      return { latencies: (await received).map((t) => (t - t0) / 1e6), loopMs, cpuMs };
     },
     close(): void {
       receivers.close();
@@ -161,9 +159,6 @@ function startFloorVerifiers(threads: number) {
   };
 }
 
-const floorLoop: number[] = [];
-const floorLoopCpu: number[] = [];
-const poolLoopCpu: number[] = [];
 const { node, zmq } = await startNode();
 const address = await node.call<string>('getnewaddress');
 await node.call('generatetoaddress', 1, address);
@@ -212,9 +207,12 @@ try {
   const poolP50: number[] = [];
   const floorP50: number[] = [];
   const poolLoop: number[] = [];
+  const poolLoopCpu: number[] = [];
+  const floorLoop: number[] = [];
+  const floorLoopCpu: number[] = [];
   for (let round = 0; round < FANOUT_ROUNDS; round++) {
     let p: number[];
-    let f: number[];
+    let f: Awaited<ReturnType<typeof floor.round>>;
     if (round % 2 === 0) {
       p = await poolRound();
       f = await floor.round();
@@ -224,8 +222,10 @@ try {
     }
     poolP99.push(percentile(p, 99));
     poolP50.push(percentile(p, 50));
-    floorP99.push(percentile(f, 99));
-    floorP50.push(percentile(f, 50));
+    floorP99.push(percentile(f.latencies, 99));
+    floorP50.push(percentile(f.latencies, 50));
+    floorLoop.push(f.loopMs);
+    floorLoopCpu.push(f.cpuMs);
     const metrics = await pool.api<string>('/metrics');
     poolLoop.push(Number(/^cs_pool_job_fanout_seconds (\S+)$/m.exec(metrics)![1]) * 1000);
     poolLoopCpu.push(Number(/^cs_pool_job_fanout_cpu_seconds (\S+)$/m.exec(metrics)![1]) * 1000);
