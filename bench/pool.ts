@@ -1,4 +1,4 @@
-// cs-pool, from one run against a real csd (regtest) and a real cs-pool process, each figure a
+// cs-pool, from one run against real csds (regtest) and a real cs-pool process, each figure a
 // ratio to its floor measured in the same run, in rounds that alternate with the pool's (which
 // goes first alternates too), so that both see the same load on a shared machine:
 //   (a) share validation: shares per second through the pool's share path (real TCP miners on
@@ -7,12 +7,19 @@
 //       as they are not on the pool's host) ÷ bare Equihash checks of the same shares on as many
 //       threads of this process (checkHeaderSolution and nothing else); the median over pairs of
 //       adjacent rounds of the pool's rate ÷ the floor's (goal >= 0.80);
-//   (b) job fan-out to 1,000 miners: per round, the p99 over the miners of the time from csd's
-//       ZeroMQ hashblock (received here too) to each miner receiving its new job ÷ per round,
-//       the p99 over 1,000 other receivers of the time from a bare node:net loop starting to
-//       write the same notify bytes to their sockets (in a process of its own, as the pool is) to
-//       each one receiving them; the median over pairs of adjacent rounds (goal <= 1.05). The
-//       pool's time includes fetching and building the template: the floor is the write alone;
+//   (b) job fan-out to 1,000 miners: per round, the p99 over the miners of the time from the
+//       pool's first news of a new block (its cs_pool_new_block_seen_timestamp_seconds: csd's
+//       ZeroMQ hashblock or the long poll's answer, whichever came first) to each miner receiving
+//       its new job ÷ per round, the p99 over 1,000 other receivers of the time from a bare
+//       node:net writer's first news of a block of a second csd (the same two sources, the same
+//       stamp) to each receiving the same notify bytes, written in one loop once the long poll
+//       has answered (in a process of its own, as the pool is); the median over pairs of
+//       adjacent rounds, after a few pairs unmeasured (goal <= 1.05). The pool's time adds
+//       building the job and all else the pool does. Both sides stamp their own news, as csd's
+//       hashblock reaches this process 1-8 ms after csd's new tip, often after the pool has begun
+//       writing. Either csd does its block work (the solve, the commits, the template, the
+//       replies) while the loop and the receivers run: on 2 cores that alone adds 20-40% to the
+//       bare write's p99, so the bare write on an idle machine is printed beside;
 //   (c) the pool process's memory per connected idle miner (RSS growth / miners).
 // Regtest shares are (48,5). POOL_BENCH_VERIFY_THREADS (default 1) sets -verifythreads and the
 // floor's thread count; POOL_BENCH_PROFILE=<dir> writes CPU profiles of the pool and the miners.
@@ -23,7 +30,7 @@ import { connect } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import type { Worker } from 'node:worker_threads';
 import { startWorker } from '@cs/runtime/worker';
-import { Subscriber } from 'zeromq';
+import type { Daemon } from '../packages/csd/test/daemon.ts';
 import { PoolProcess, startNode } from '../packages/cs-pool/test/pool-harness.ts';
 import { median, percentile } from './lib/stats.ts';
 
@@ -35,7 +42,13 @@ const SHARE_ROUNDS = 9;
 /** Sent and answered before the measured rounds, so that the pool's path is warm (JIT, LMDB's maps). */
 const WARMUP_PER_CONNECTION = 500;
 const MINERS = 1000;
-const FANOUT_ROUNDS = 25;
+/**
+ * Per-round ratios spread from 0.5 to 2 on a shared machine, so the median of 45 pairs still moved
+ * by ±0.05 from run to run; 150 pairs halve that.
+ */
+const FANOUT_ROUNDS = 150;
+/** Pairs of rounds before the measured ones: the first few broadcasts of either side run up to twice as long. */
+const FANOUT_WARMUP_ROUNDS = 3;
 const SHARE_GOAL = 0.8;
 const FANOUT_GOAL = 1.05;
 
@@ -106,25 +119,33 @@ function notifyLine(port: number, login: string): Promise<string> {
   });
 }
 
-/** (b)'s floor: bench/pool-floor-writer.ts writing `line` to its own 1,000 receivers. */
-async function startFloorWriter(line: string) {
+/**
+ * (b)'s floors: bench/pool-floor-writer.ts writing `line` to its own 1,000 receivers, on a new
+ * block of `node` (a csd of its own, doing the block work the pool's csd does in a pool round) or
+ * on an idle machine.
+ */
+async function startFloorWriter(line: string, node: Daemon, zmq: string, address: string) {
   const writer = fork(fileURLToPath(new URL('pool-floor-writer.ts', import.meta.url)), { execArgv });
   const listening = nextMessage<{ port: number }>(writer, (m) => typeof m === 'object' && m !== null && 'port' in m);
-  writer.send({ line });
+  writer.send({ line, rpc: { url: `http://127.0.0.1:${node.rpcPort}/`, cookieFile: node.cookiePath }, zmq });
   const receivers = startReceivers((await listening).port, 'floor.r');
   await receivers.ready;
+  const round = async (block: boolean): Promise<{ latencies: number[]; beforeMs: number; loopMs: number; cpuMs: number }> => {
+    const { received } = await receivers.arm();
+    const started = nextMessage<{ started: number; beforeMs: number; loopMs: number; cpuMs: number }>(
+      writer,
+      (m) => typeof m === 'object' && m !== null && 'block' in m && m.block === block,
+    );
+    if (block) await node.call('generatetoaddress', 1, address);
+    else writer.send('write');
+    const { started: t0, beforeMs, loopMs, cpuMs } = await started;
+    return { latencies: (await received).map((t) => (t - t0) / 1e6), beforeMs, loopMs, cpuMs };
+  };
   return {
-    /** One round: each receiver's latency (ms) from the loop's start, and the loop's wall and CPU time (ms). */
-    async round(): Promise<{ latencies: number[]; loopMs: number; cpuMs: number }> {
-      const { received } = await receivers.arm();
-      const started = nextMessage<{ started: number; loopMs: number; cpuMs: number }>(
-        writer,
-        (m) => typeof m === 'object' && m !== null && 'started' in m,
-      );
-      writer.send('write');
-      const { started: t0, loopMs, cpuMs } = await started;
-      return { latencies: (await received).map((t) => (t - t0) / 1e6), loopMs, cpuMs };
-    },
+    /** One round on a new block: each receiver's latency (ms) from the loop's start, and the loop's wall and CPU time (ms). */
+    block: () => round(true),
+    /** The same on a machine where nothing else runs. */
+    idle: () => round(false),
     close(): void {
       receivers.close();
       writer.send('close');
@@ -160,6 +181,8 @@ function startFloorVerifiers(threads: number) {
 }
 
 const { node, zmq } = await startNode();
+/** Every csd started here, cleaned up at the end: the pool's and the floor's. */
+const nodes: Daemon[] = [node];
 const address = await node.call<string>('getnewaddress');
 await node.call('generatetoaddress', 1, address);
 const pool = new PoolProcess(node, zmq, [
@@ -188,56 +211,68 @@ try {
 
   // (b) Rounds of a new block to the pool's miners, alternating with rounds of the bare loop.
   const line = await notifyLine(pool.ports!.plain, `${address}.probe`);
-  const floor = await startFloorWriter(line);
-  const sub = new Subscriber();
-  sub.connect(zmq);
-  sub.subscribe('hashblock');
-  // ZeroMQ's slow joiner: the subscription needs a moment to reach the publisher.
-  await new Promise((r) => setTimeout(r, 500));
-  const hashblocks = sub[Symbol.asyncIterator]();
+  const { node: floorNode, zmq: floorZmq } = await startNode();
+  nodes.push(floorNode);
+  const floorAddress = await floorNode.call<string>('getnewaddress');
+  await floorNode.call('generatetoaddress', 1, floorAddress);
+  const floor = await startFloorWriter(line, floorNode, floorZmq, floorAddress);
+  // The pool's Unix time stamp, on this process's monotonic clock (process.hrtime, the receivers' clock).
+  const unixMinusMonotonicMs = performance.timeOrigin + performance.now() - Number(process.hrtime.bigint()) / 1e6;
+  /** One round: each miner's latency (ms) from the pool's first news of the block; its write loop's wall and CPU time. */
   const poolRound = async () => {
     const { received } = await miners.arm();
-    const hb = hashblocks.next().then(() => Number(process.hrtime.bigint()));
+    const asked = Number(process.hrtime.bigint()) / 1e6;
     await node.call('generatetoaddress', 1, address);
-    const hashblockAt = await hb;
-    return (await received).map((t) => (t - hashblockAt) / 1e6);
-  };
-  const poolP99: number[] = [];
-  const floorP99: number[] = [];
-  const poolP50: number[] = [];
-  const floorP50: number[] = [];
-  const poolLoop: number[] = [];
-  const poolLoopCpu: number[] = [];
-  const floorLoop: number[] = [];
-  const floorLoopCpu: number[] = [];
-  for (let round = 0; round < FANOUT_ROUNDS; round++) {
-    let p: number[];
-    let f: Awaited<ReturnType<typeof floor.round>>;
-    if (round % 2 === 0) {
-      p = await poolRound();
-      f = await floor.round();
-    } else {
-      f = await floor.round();
-      p = await poolRound();
-    }
-    poolP99.push(percentile(p, 99));
-    poolP50.push(percentile(p, 50));
-    floorP99.push(percentile(f.latencies, 99));
-    floorP50.push(percentile(f.latencies, 50));
-    floorLoop.push(f.loopMs);
-    floorLoopCpu.push(f.cpuMs);
+    const times = await received;
     const metrics = await pool.api<string>('/metrics');
-    poolLoop.push(Number(/^cs_pool_job_fanout_seconds (\S+)$/m.exec(metrics)![1]) * 1000);
-    poolLoopCpu.push(Number(/^cs_pool_job_fanout_cpu_seconds (\S+)$/m.exec(metrics)![1]) * 1000);
+    const gauge = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(metrics)![1]);
+    const seen = gauge('cs_pool_new_block_seen_timestamp_seconds') * 1000 - unixMinusMonotonicMs;
+    if (seen < asked) throw new Error(`the pool's news of the block (${seen}) is older than the round (${asked})`);
+    return {
+      latencies: times.map((t) => t / 1e6 - seen),
+      beforeMs: (gauge('cs_pool_hashblock_to_jobs_seconds') - gauge('cs_pool_job_fanout_seconds')) * 1000,
+      loopMs: gauge('cs_pool_job_fanout_seconds') * 1000,
+      cpuMs: gauge('cs_pool_job_fanout_cpu_seconds') * 1000,
+    };
+  };
+  for (let round = 0; round < FANOUT_WARMUP_ROUNDS; round++) {
+    await poolRound();
+    await floor.block();
+    await floor.idle();
   }
-  sub.close();
+  const pools: Awaited<ReturnType<typeof poolRound>>[] = [];
+  const floors: Awaited<ReturnType<typeof floor.block>>[] = [];
+  const idles: Awaited<ReturnType<typeof floor.idle>>[] = [];
+  for (let round = 0; round < FANOUT_ROUNDS; round++) {
+    if (round % 2 === 0) {
+      pools.push(await poolRound());
+      floors.push(await floor.block());
+    } else {
+      floors.push(await floor.block());
+      pools.push(await poolRound());
+    }
+    idles.push(await floor.idle());
+  }
   miners.close();
   floor.close();
+  // A receipt before its round's news would be a job from something else than the block.
+  for (const [side, rounds] of [
+    ['pool', pools],
+    ['floor', floors],
+    ['idle floor', idles],
+  ] as const) {
+    const early = rounds.findIndex((r) => r.latencies.some((l) => l < 0));
+    if (early >= 0) throw new Error(`${side} round ${early}: a receipt ${Math.min(...rounds[early].latencies)} ms before the news`);
+  }
   // Each pool round against the floor round beside it (the same load), the median over the pairs.
-  const fanout = median(poolP99.map((p, i) => p / floorP99[i]));
+  const p99 = (r: { latencies: number[] }) => percentile(r.latencies, 99);
+  const p50 = (r: { latencies: number[] }) => percentile(r.latencies, 50);
+  const ms = (values: number[]) => median(values).toFixed(2);
+  const fanout = median(pools.map((p, i) => p99(p) / p99(floors[i])));
   lines.push(
     `(b) job fan-out to ${MINERS} miners, p99 / bare write p99: ${fanout.toFixed(3)} (goal <= ${FANOUT_GOAL}) ${verdict(fanout <= FANOUT_GOAL)}`,
-    `    median of ${FANOUT_ROUNDS} pairs of rounds (pool's p99 / the floor's beside it); ratio of the median p99s ${(median(poolP99) / median(floorP99)).toFixed(3)}: pool ${median(poolP99).toFixed(2)} ms from hashblock, bare ${median(floorP99).toFixed(2)} ms from the loop's start (${line.length} bytes to each socket); p50 ${median(poolP50).toFixed(2)} / ${median(floorP50).toFixed(2)} ms; the write loops ${median(poolLoop).toFixed(2)} / ${median(floorLoop).toFixed(2)} ms (CPU ${median(poolLoopCpu).toFixed(2)} / ${median(floorLoopCpu).toFixed(2)} ms); pool/bare p99 per round ${poolP99.map((p, i) => (p / floorP99[i]).toFixed(2)).join(' ')}`,
+    `    median of ${FANOUT_ROUNDS} pairs of rounds on a new block (pool's p99 / the floor's beside it); ratio of the median p99s ${(median(pools.map(p99)) / median(floors.map(p99))).toFixed(3)}: pool ${ms(pools.map(p99))} ms from its first news of the block, bare ${ms(floors.map(p99))} ms from the loop's start (${line.length} bytes to each socket); p50 ${ms(pools.map(p50))} / ${ms(floors.map(p50))} ms; from the news to the first write ${ms(pools.map((r) => r.beforeMs))} / ${ms(floors.map((r) => r.beforeMs))} ms; the write loops ${ms(pools.map((r) => r.loopMs))} / ${ms(floors.map((r) => r.loopMs))} ms (CPU ${ms(pools.map((r) => r.cpuMs))} / ${ms(floors.map((r) => r.cpuMs))} ms); pool/bare p99 per round ${pools.map((p, i) => (p99(p) / p99(floors[i])).toFixed(2)).join(' ')}`,
+    `    the bare write on an idle machine beside: p99 ${ms(idles.map(p99))} ms, loop ${ms(idles.map((r) => r.loopMs))} ms (CPU ${ms(idles.map((r) => r.cpuMs))} ms); pool / idle p99 ${median(pools.map((p, i) => p99(p) / p99(idles[i]))).toFixed(3)}`,
   );
 
   // (a) The share miners log in, solve every round ahead and send the warm-up shares.
@@ -300,5 +335,5 @@ try {
   // A profile is written when the process exits by itself.
   if (profileDir) await pool.stop();
   await pool.cleanup();
-  await node.cleanup();
+  for (const n of nodes) await n.cleanup();
 }

@@ -120,9 +120,14 @@ test('rejections carry ZIP 301 codes: 25 not subscribed, 24 unauthorized, 21 sta
   // After a new block, the old job is stale.
   const old = c.solve(REGTEST.equihash, false, worker);
   const jobsBefore = c.notifications.length;
+  const asked = Date.now();
   await node.call('generatetoaddress', 1, address);
   await c.waitFor(() => c.notifications.slice(jobsBefore).some((n) => n.method === 'mining.notify' && n.params[7] === true), 'a clean job');
+  // Date.now() rounds down to the millisecond; the pool's time has microseconds.
+  const answered = Date.now() + 1;
   assert.equal((await c.submit(old.params)).error?.[0], 21);
+  const seen = Number(/^cs_pool_new_block_seen_timestamp_seconds (\S+)$/m.exec(await pool.api<string>('/metrics'))![1]) * 1000;
+  assert.ok(seen >= asked && seen <= answered, `the pool heard of the block at ${seen}, between ${asked} and ${answered}`);
 });
 
 test('a share that meets the network target is a block csd accepts, and the API lists it', async () => {

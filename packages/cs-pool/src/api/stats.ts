@@ -40,6 +40,8 @@ export class PoolStats {
   blocksRejected = 0;
   /** The last new block's time from csd's hashblock to the job written to every miner's socket. */
   hashblockToJobsMs = 0;
+  /** When the pool first heard of that block, in Unix milliseconds (sub-millisecond); 0 before the first. */
+  newBlockSeenAtMs = 0;
   /** The last job broadcast: the loop writing it to every miner's socket. */
   jobFanoutMs = 0;
   /** The process's CPU time over that loop: well below the loop's time means it was waiting for a core. */

@@ -333,6 +333,7 @@ export class StratumServer {
     // How long the pool itself took from the first news of the block to the last job written to a socket.
     if (clean && this.jobs.lastHashBlockAt > 0) {
       this.stats.hashblockToJobsMs = performance.now() - this.jobs.lastHashBlockAt;
+      this.stats.newBlockSeenAtMs = performance.timeOrigin + this.jobs.lastHashBlockAt;
       this.jobs.lastHashBlockAt = 0;
     }
   }
