@@ -58,6 +58,8 @@ export class JobManager extends EventEmitter<JobEvents> {
   private zmq: { close(): void } | null = null;
   /** The longpollid the pending long poll waits on; null while none is in flight. */
   private longPolling: string | null = null;
+  /** Templates taken so far: a request answered after another template came in may carry an older one. */
+  private taken = 0;
   /**
    * When the pool first heard of the newest block (performance.now()): its ZeroMQ hashblock, or
    * the long poll's answer when that came first; 0 once its jobs have gone out.
@@ -106,8 +108,9 @@ export class JobManager extends EventEmitter<JobEvents> {
       try {
         do {
           this.refreshAgain = false;
+          const sent = this.sent();
           const t = await this.o.rpc.call('getblocktemplate', [{ rules: ['segwit'] }]);
-          this.accept(templateOf(t));
+          if (!this.accept(templateOf(t), sent)) this.refreshAgain = true;
         } while (this.refreshAgain && !this.stopped);
       } finally {
         this.refreshing = null;
@@ -116,13 +119,27 @@ export class JobManager extends EventEmitter<JobEvents> {
     return this.refreshing;
   }
 
-  private accept(t: BlockTemplate): void {
+  /** What `accept` needs to know of a request: the templates taken and the time when it was sent. */
+  private sent(): { taken: number; at: number } {
+    return { taken: this.taken, at: performance.now() };
+  }
+
+  /**
+   * Takes a template unless it is the current one, or may be older than it: false when another
+   * template came in while this one's request was out, and the two differ. csd answers the long
+   * poll and a getblocktemplate on separate connections, so a template of the previous block can
+   * arrive after the new block's, and a clean job on it would send every miner back to that block.
+   */
+  private accept(t: BlockTemplate, sent: { taken: number; at: number }): boolean {
     const old = this.template;
     if (old && old.previousblockhash === t.previousblockhash && old.longpollid === t.longpollid) {
       // Nothing new: a refresh that raced the long poll to the same template, whose jobs are out.
-      this.lastHashBlockAt = 0;
-      return;
+      // A hashblock heard after this request left is news this answer may predate: it stays.
+      if (this.lastHashBlockAt < sent.at) this.lastHashBlockAt = 0;
+      return true;
     }
+    if (old && this.taken !== sent.taken) return false;
+    this.taken++;
     const clean = !old || old.previousblockhash !== t.previousblockhash;
     if (clean && old && this.lastHashBlockAt === 0) this.lastHashBlockAt = performance.now();
     this.template = t;
@@ -131,6 +148,7 @@ export class JobManager extends EventEmitter<JobEvents> {
     this.jobFor(null);
     this.o.log.debug({ height: t.height, clean, txs: t.transactions.length }, 'new job');
     this.emit('job', clean);
+    return true;
   }
 
   private build(solo: { address: string; script: Uint8Array } | null): Job {
@@ -156,10 +174,12 @@ export class JobManager extends EventEmitter<JobEvents> {
     while (!this.stopped) {
       const id = this.template?.longpollid;
       this.longPolling = id ?? null;
+      const sent = this.sent();
       try {
         const t = await this.o.rpc.call('getblocktemplate', [{ rules: ['segwit'], longpollid: id }], 330_000);
         this.longPolling = null;
-        if (!this.stopped) this.accept(templateOf(t));
+        // Passed over, it is asked for again: csd's answer now is the newest.
+        if (!this.stopped && !this.accept(templateOf(t), sent)) void this.refresh().catch(() => {});
       } catch (e) {
         this.longPolling = null;
         if (this.stopped) return;
@@ -189,8 +209,11 @@ export class JobManager extends EventEmitter<JobEvents> {
           if (this.template?.previousblockhash === hash) continue;
           this.lastHashBlockAt = performance.now();
           if (this.longPolling !== null && this.longPolling === this.template?.longpollid) {
+            // Asked for only if no template at all came in meanwhile: by then a later block's may
+            // have, and asking would only fetch that one again.
+            const taken = this.taken;
             setTimeout(() => {
-              if (!this.stopped && this.template?.previousblockhash !== hash) void this.refreshAfterHashBlock();
+              if (!this.stopped && this.taken === taken) void this.refreshAfterHashBlock();
             }, LONG_POLL_GRACE_MS).unref();
           } else await this.refreshAfterHashBlock();
         }

@@ -58,6 +58,8 @@ export interface MethodsDeps {
   readonly cut: (c: Connection, reason: string) => void;
   /** A login was refused with error 24 (a strike toward its IP's ban). */
   readonly refusedLogin: (c: Connection) => void;
+  /** The connection's first authorize fixed its payout: job broadcasts write to it from now on. */
+  readonly joined: (c: Connection) => void;
   readonly banCheckThreshold: number;
   readonly banInvalidPercent: number;
   /** How long shares at the previous target are still accepted after a change. */
@@ -122,6 +124,7 @@ export class StratumMethods {
     const first = c.payout === null;
     c.payout = payout;
     if (solo) c.payoutScript = this.deps.addressScript(parsed.address);
+    if (first) this.deps.joined(c);
     const stats = this.deps.stats.worker(parsed.address, parsed.worker, Date.now());
     // A login authorized again on the same connection is still one connection of that worker.
     if (!c.logins.has(login)) this.deps.stats.connect(stats);

@@ -23,6 +23,7 @@ import {
 import type { Logger } from 'pino';
 import type { PoolStats } from '../api/stats.ts';
 import { type BanConfig, Bans, type Strike } from './bans.ts';
+import { JobAudience } from './audience.ts';
 import { Connection, NO_LINES } from './connection.ts';
 import type { JobManager } from './jobs.ts';
 import { StratumMethods } from './methods.ts';
@@ -96,6 +97,7 @@ const TURN_SLICE_MS = 2;
 export class StratumServer {
   private readonly servers: Server[] = [];
   private readonly connections = new Set<Connection>();
+  private readonly audience = new JobAudience();
   private readonly perIp = new Map<string, number>();
   private readonly bans: Bans;
   private readonly nonces: Nonce1Allocator;
@@ -132,6 +134,7 @@ export class StratumServer {
         hooks.onShare({ address: login.address, worker: login.worker, solo: login.solo, job, share, difficulty, weight }),
       cut: (c, reason) => this.cut(c, reason, 'abuse'),
       refusedLogin: (c) => this.refusedLogin(c),
+      joined: (c) => this.audience.add(c),
       banCheckThreshold: config.banCheckThreshold,
       banInvalidPercent: config.banInvalidPercent,
       targetGraceMs: config.targetGraceMs,
@@ -212,6 +215,7 @@ export class StratumServer {
   private onClose(c: Connection): void {
     c.closed = true;
     this.connections.delete(c);
+    this.audience.remove(c);
     const n = (this.perIp.get(c.ip) ?? 1) - 1;
     if (n <= 0) this.perIp.delete(c.ip);
     else this.perIp.set(c.ip, n);
@@ -323,10 +327,9 @@ export class StratumServer {
     const started = performance.now();
     const cpu = process.cpuUsage();
     const pool = this.methods.poolJobLine(clean).bytes;
-    for (const c of this.connections) {
-      if (c.payout === '') c.sendNow(pool);
-      else if (c.payout !== null) c.sendNow(this.methods.jobLine(c, clean)!.bytes);
-    }
+    // An ended socket is still sending its last line (Connection.end); writing to it would destroy it.
+    for (const s of this.audience.pool) if (!s.writableEnded) s.write(pool);
+    for (const c of this.audience.solo) c.sendNow(this.methods.jobLine(c, clean)!.bytes);
     this.stats.jobFanoutMs = performance.now() - started;
     const used = process.cpuUsage(cpu);
     this.stats.jobFanoutCpuMs = (used.user + used.system) / 1000;

@@ -1,0 +1,56 @@
+import type { Socket } from 'node:net';
+import type { Connection } from './connection.ts';
+
+/**
+ * Who a job broadcast writes to, from each connection's first authorize (which fixes its payout)
+ * until it closes. Pool miners all get the same notify line, so their sockets are kept in a dense
+ * array, and a broadcast reads nothing else per miner. Walking the connections instead reads one
+ * more object per miner, spread over the pool's heap, and that loop took about 8% longer than a
+ * bare write of the same bytes (docs/pool-performance.md). Solo miners each get a line of their own.
+ */
+export class JobAudience {
+  private readonly sockets: Socket[] = [];
+  /** The connection of each entry of `sockets`, at the same index. */
+  private readonly owners: Connection[] = [];
+  private readonly at = new Map<Connection, number>();
+  private readonly soloConnections = new Set<Connection>();
+
+  /** A connection whose payout its first authorize has just fixed. */
+  add(c: Connection): void {
+    if (c.payout === null) throw new Error('a connection joins the job audience once its payout is fixed');
+    if (c.payout !== '') {
+      this.soloConnections.add(c);
+      return;
+    }
+    if (this.at.has(c)) return;
+    this.at.set(c, this.sockets.length);
+    this.sockets.push(c.socket);
+    this.owners.push(c);
+  }
+
+  /** A connection that closed; the last entry takes its place. */
+  remove(c: Connection): void {
+    this.soloConnections.delete(c);
+    const i = this.at.get(c);
+    if (i === undefined) return;
+    this.at.delete(c);
+    const last = this.sockets.length - 1;
+    if (i !== last) {
+      this.sockets[i] = this.sockets[last];
+      this.owners[i] = this.owners[last];
+      this.at.set(this.owners[i], i);
+    }
+    this.sockets.pop();
+    this.owners.pop();
+  }
+
+  /** The sockets of the pool's miners. */
+  get pool(): readonly Socket[] {
+    return this.sockets;
+  }
+
+  /** The solo miners' connections. */
+  get solo(): ReadonlySet<Connection> {
+    return this.soloConnections;
+  }
+}
