@@ -42,9 +42,11 @@ function fakeNode() {
   return { rpc: rpc as unknown as RpcClient, next, pending };
 }
 
-function manager(rpc: RpcClient) {
-  return new JobManager({
-    rpc,
+/** A manager started on block a's template; `emitted` lists each job's block and clean flag. */
+async function startedOnA() {
+  const node = fakeNode();
+  const jobs = new JobManager({
+    rpc: node.rpc,
     net: REGTEST,
     poolScript: new Uint8Array([0x51]),
     coinbaseTag: new Uint8Array(0),
@@ -53,16 +55,16 @@ function manager(rpc: RpcClient) {
     txRefreshMs: 3_600_000,
     log: pino({ level: 'silent' }),
   });
-}
-
-test("a template of the previous block answered after the new block's is passed over, and asked for again", async () => {
-  const node = fakeNode();
-  const jobs = manager(node.rpc);
   const emitted: string[] = [];
   jobs.on('job', (clean) => emitted.push(`${jobs.template!.previousblockhash[0]} ${clean}`));
   const started = jobs.start();
   (await node.next(false)).answer(template('a', 10));
   await started;
+  return { node, jobs, emitted };
+}
+
+test("a template of the previous block answered after the new block's is passed over, and asked for again", async () => {
+  const { node, jobs, emitted } = await startedOnA();
   const longPoll = await node.next(true);
   // A request for a template goes out on block a; the long poll then answers with block b's.
   void jobs.refresh();
@@ -81,13 +83,7 @@ test("a template of the previous block answered after the new block's is passed 
 });
 
 test('a template of a newer block answered to a request sent after the last one taken is taken', async () => {
-  const node = fakeNode();
-  const jobs = manager(node.rpc);
-  const emitted: string[] = [];
-  jobs.on('job', (clean) => emitted.push(`${jobs.template!.previousblockhash[0]} ${clean}`));
-  const started = jobs.start();
-  (await node.next(false)).answer(template('a', 10));
-  await started;
+  const { node, jobs, emitted } = await startedOnA();
   void jobs.refresh();
   (await node.next(false)).answer(template('c', 11));
   await new Promise((r) => setImmediate(r));
