@@ -47,7 +47,7 @@ const MINERS = 1000;
  * by ±0.05 from run to run; 150 pairs halve that.
  */
 const FANOUT_ROUNDS = 150;
-/** Pairs of rounds before the measured ones: the first few broadcasts of either side run up to twice as long. */
+/** Rounds of each kind before the measured ones: the first few broadcasts of either side run up to twice as long. */
 const FANOUT_WARMUP_ROUNDS = 3;
 const SHARE_GOAL = 0.8;
 const FANOUT_GOAL = 1.05;
@@ -142,9 +142,9 @@ async function startFloorWriter(line: string, node: Daemon, zmq: string, address
     return { latencies: (await received).map((t) => (t - t0) / 1e6), beforeMs, loopMs, cpuMs };
   };
   return {
-    /** One round on a new block: each receiver's latency (ms) from the loop's start, and the loop's wall and CPU time (ms). */
+    /** One round on a new block: each receiver's latency (ms) from the writer's news of it, and the loop's wall and CPU time (ms). */
     block: () => round(true),
-    /** The same on a machine where nothing else runs. */
+    /** The same on a machine where nothing else runs, the latency from the loop's start. */
     idle: () => round(false),
     close(): void {
       receivers.close();
@@ -268,11 +268,13 @@ try {
   const p99 = (r: { latencies: number[] }) => percentile(r.latencies, 99);
   const p50 = (r: { latencies: number[] }) => percentile(r.latencies, 50);
   const ms = (values: number[]) => median(values).toFixed(2);
-  const fanout = median(pools.map((p, i) => p99(p) / p99(floors[i])));
+  const [poolP99, floorP99, idleP99] = [pools.map(p99), floors.map(p99), idles.map(p99)];
+  const perPair = poolP99.map((p, i) => p / floorP99[i]);
+  const fanout = median(perPair);
   lines.push(
     `(b) job fan-out to ${MINERS} miners, p99 / bare write p99: ${fanout.toFixed(3)} (goal <= ${FANOUT_GOAL}) ${verdict(fanout <= FANOUT_GOAL)}`,
-    `    median of ${FANOUT_ROUNDS} pairs of rounds on a new block (pool's p99 / the floor's beside it); ratio of the median p99s ${(median(pools.map(p99)) / median(floors.map(p99))).toFixed(3)}: pool ${ms(pools.map(p99))} ms from its first news of the block, bare ${ms(floors.map(p99))} ms from the loop's start (${line.length} bytes to each socket); p50 ${ms(pools.map(p50))} / ${ms(floors.map(p50))} ms; from the news to the first write ${ms(pools.map((r) => r.beforeMs))} / ${ms(floors.map((r) => r.beforeMs))} ms; the write loops ${ms(pools.map((r) => r.loopMs))} / ${ms(floors.map((r) => r.loopMs))} ms (CPU ${ms(pools.map((r) => r.cpuMs))} / ${ms(floors.map((r) => r.cpuMs))} ms); pool/bare p99 per round ${pools.map((p, i) => (p99(p) / p99(floors[i])).toFixed(2)).join(' ')}`,
-    `    the bare write on an idle machine beside: p99 ${ms(idles.map(p99))} ms, loop ${ms(idles.map((r) => r.loopMs))} ms (CPU ${ms(idles.map((r) => r.cpuMs))} ms); pool / idle p99 ${median(pools.map((p, i) => p99(p) / p99(idles[i]))).toFixed(3)}`,
+    `    median of ${FANOUT_ROUNDS} pairs of rounds on a new block (pool's p99 / the floor's beside it); ratio of the median p99s ${(median(poolP99) / median(floorP99)).toFixed(3)}: pool ${ms(poolP99)} ms, bare ${ms(floorP99)} ms, each from its first news of the block (${line.length} bytes to each socket); p50 ${ms(pools.map(p50))} / ${ms(floors.map(p50))} ms; from the news to the first write ${ms(pools.map((r) => r.beforeMs))} / ${ms(floors.map((r) => r.beforeMs))} ms; the write loops ${ms(pools.map((r) => r.loopMs))} / ${ms(floors.map((r) => r.loopMs))} ms (CPU ${ms(pools.map((r) => r.cpuMs))} / ${ms(floors.map((r) => r.cpuMs))} ms); pool/bare p99 per round ${perPair.map((r) => r.toFixed(2)).join(' ')}`,
+    `    the bare write on an idle machine beside: p99 ${ms(idleP99)} ms from the loop's start, loop ${ms(idles.map((r) => r.loopMs))} ms (CPU ${ms(idles.map((r) => r.cpuMs))} ms); pool / idle p99 ${median(poolP99.map((p, i) => p / idleP99[i])).toFixed(3)}`,
   );
 
   // (a) The share miners log in, solve every round ahead and send the warm-up shares.
