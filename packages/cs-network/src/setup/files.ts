@@ -33,6 +33,10 @@ export function writeNodeConf(net: Network, n: 1 | 2): void {
     '# Regtest has no fee history: the wallets (bridge payments, requests) need a rate.',
     'fallbackfee=0.0002',
     'printtoconsole=0',
+    // The other node is on loopback and trusted: transactions go to it at every tick, not at
+    // Core's Poisson times (2 s on average), which would spend most of an OPoI request's 4-block
+    // reveal window on the way from bridge 2's node to the pool's.
+    'whitelist=127.0.0.1',
     // Node 1 feeds the pool its new blocks; node 2 follows node 1.
     ...(n === 1 ? [`zmqpubhashblock=tcp://127.0.0.1:${p('node1Zmq')}`] : [`addnode=127.0.0.1:${p('node1P2p')}`]),
     '',

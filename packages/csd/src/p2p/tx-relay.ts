@@ -131,11 +131,15 @@ export class TxRelay {
     }
   };
 
-  /** Sends each peer its queued transactions at Poisson-distributed times, ordered parents first and fee-filtered. */
+  /**
+   * Sends each peer its queued transactions at Poisson-distributed times, ordered parents first and
+   * fee-filtered. A whitelisted (noban) peer gets them at every tick, as Core does: the delay hides
+   * a transaction's origin from spies, which a peer one trusts is not.
+   */
   trickle(nowMs: number): void {
     const { mempool } = this.deps;
     for (const s of this.deps.peers.values()) {
-      if (s.txQueue.size === 0 || nowMs < s.nextTrickle) continue;
+      if (s.txQueue.size === 0 || (nowMs < s.nextTrickle && !s.peer.noban)) continue;
       const mean = s.peer.inbound ? INBOUND_TRICKLE_MS : OUTBOUND_TRICKLE_MS;
       s.nextTrickle = nowMs - Math.log(1 - Math.random()) * mean;
       const entries = [...s.txQueue].map((txid) => mempool.get(txid)).filter((e) => e !== undefined);
