@@ -26,6 +26,7 @@ import {
   parseOpoiSubmitResult,
   parseOpoiSubscribe,
   parseSubmit,
+  prepareTemplate,
   targetToHex,
   validateShare,
   type Job,
@@ -91,7 +92,7 @@ export class TestStratumServer {
     const now = Math.floor(Date.now() / 1000);
     this.job = buildJob({
       id: '1',
-      template: {
+      template: prepareTemplate({
         version: 4,
         previousblockhash: randomBytes(32).toString('hex'),
         transactions: [],
@@ -101,7 +102,7 @@ export class TestStratumServer {
         curtime: now,
         bits: REGTEST.powLimitBits.toString(16),
         height: 10,
-      },
+      }),
       payouts: [{ value: 5_000_000_000n, scriptPubKey: Uint8Array.of(0x51) }],
       coinbaseTag: Buffer.from('cs-miner test'),
       equihash: EQUIHASH_48_5,

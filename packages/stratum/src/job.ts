@@ -10,7 +10,9 @@ import {
   concatBytes,
   fromHex,
   hashFromHex,
-  merkleRoot,
+  hashesFromHex,
+  merkleBranch,
+  rootFromBranch,
   toHex,
   type EquihashParams,
   type TxOut,
@@ -33,6 +35,25 @@ export interface BlockTemplate {
   readonly longpollid?: string;
 }
 
+/**
+ * A template with what every job made from it shares: the merkle branch of its transactions,
+ * computed once however many jobs (one per solo miner) are built from it. A job's root is then
+ * one hash per level from its coinbase.
+ */
+export interface PreparedTemplate extends BlockTemplate {
+  readonly branch: readonly Uint8Array[];
+  /** The transactions' hex, for Job.transactionsHex. */
+  readonly transactionsHex: readonly string[];
+}
+
+export function prepareTemplate(t: BlockTemplate): PreparedTemplate {
+  return {
+    ...t,
+    branch: merkleBranch(hashesFromHex(t.transactions.map((tx) => tx.txid))),
+    transactionsHex: t.transactions.map((tx) => tx.data),
+  };
+}
+
 /** The all-zero BIP141 witness reserved value, the coinbase input's witness (docs/mining.md). */
 const WITNESS_RESERVED_VALUE = new Uint8Array(32);
 
@@ -41,7 +62,7 @@ const MAX_COINBASE_TAG = 90;
 
 export interface JobSpec {
   readonly id: string;
-  readonly template: BlockTemplate;
+  readonly template: PreparedTemplate;
   /** The coinbase outputs besides the witness commitment, at most coinbasevalue in total. */
   readonly payouts: readonly TxOut[];
   /** Bytes after the BIP34 height: the pool's tag and per-instance randomness, so two pools never build the same coinbase. */
@@ -63,7 +84,11 @@ export interface Job {
   /** The block target: a share at or below it is a block. */
   readonly target: bigint;
   readonly coinbase: Transaction;
-  readonly transactions: readonly Uint8Array[];
+  /**
+   * The template's other transactions, hex as getblocktemplate gave them: only a found block
+   * needs them, and submitblock takes hex, so they are never decoded.
+   */
+  readonly transactionsHex: readonly string[];
   readonly coinbaseValue: bigint;
   readonly equihash: EquihashParams;
   /** The first 108 header bytes (version .. bits), the Equihash input before the nonce. */
@@ -90,8 +115,7 @@ export function buildJob(spec: JobSpec): Job {
   const outputs: TxOut[] = [...spec.payouts];
   if (t.default_witness_commitment) outputs.push({ value: 0n, scriptPubKey: fromHex(t.default_witness_commitment) });
   const coinbase = buildCoinbase(t.height, spec.coinbaseTag, outputs);
-  const txids = t.transactions.map((tx) => hashFromHex(tx.txid));
-  const root = merkleRoot([coinbase.txid, ...txids]).root;
+  const root = rootFromBranch(coinbase.txid, t.branch);
   const prevHash = hashFromHex(t.previousblockhash);
   const reserved = t.finalsaplingroothash ? hashFromHex(t.finalsaplingroothash) : new Uint8Array(32);
   const bits = Number.parseInt(t.bits, 16) >>> 0;
@@ -108,7 +132,7 @@ export function buildJob(spec: JobSpec): Job {
     bits,
     target: targetFromHex(t.target),
     coinbase,
-    transactions: t.transactions.map((tx) => fromHex(tx.data)),
+    transactionsHex: t.transactionsHex,
     coinbaseValue,
     equihash: spec.equihash,
     headerInput,
@@ -147,15 +171,14 @@ export function headerPrefix(headerInput: Uint8Array, time: number, nonce1: Uint
   return header;
 }
 
-/** header ‖ compactSize(solution) ‖ solution ‖ compactSize(tx count) ‖ coinbase ‖ transactions, for submitblock. */
-export function encodeBlock(job: Job, header140: Uint8Array, solution: Uint8Array): Uint8Array {
+/** submitblock's hex: header ‖ compactSize(solution) ‖ solution ‖ compactSize(tx count) ‖ coinbase ‖ transactions. */
+export function blockHex(job: Job, header140: Uint8Array, solution: Uint8Array): string {
   const w = new Writer(header140.length + solution.length + 1024);
   w.bytes(header140)
     .varBytes(solution)
-    .compactSize(1 + job.transactions.length);
-  w.bytes(job.coinbase.encode(true));
-  for (const tx of job.transactions) w.bytes(tx);
-  return w.finish();
+    .compactSize(1 + job.transactionsHex.length)
+    .bytes(job.coinbase.encode(true));
+  return toHex(w.finish()) + job.transactionsHex.join('');
 }
 
 /** What a miner needs from a mining.notify: the job id, the 108-byte Equihash input and clean_jobs. */

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { Block, REGTEST, addressToScript, hashToHex, solveHeader, toHex, Writer } from '@cs/consensus';
+import { Block, REGTEST, Transaction, addressToScript, fromHex, hashToHex, solveHeader, toHex, Writer } from '@cs/consensus';
 import { StratumError, StratumErrorCode } from './codec.ts';
-import { buildJob, encodeBlock, headerPrefix, notifyParams, parseNotify, type BlockTemplate } from './job.ts';
+import { blockHex, buildJob, headerPrefix, notifyParams, parseNotify, prepareTemplate, type BlockTemplate } from './job.ts';
 import { parseSubmit } from './methods.ts';
 import { checkShareSolution, openShare, settleShare, validateShare, type ShareContext } from './share.ts';
 import { targetToHex, UINT256_MAX } from './target.ts';
@@ -31,7 +31,7 @@ function template(overrides: Partial<BlockTemplate> = {}): BlockTemplate {
 function job(overrides: Partial<BlockTemplate> = {}) {
   return buildJob({
     id: '1f',
-    template: template(overrides),
+    template: prepareTemplate(template(overrides)),
     payouts: [{ value: 1_250_000_000n, scriptPubKey: addressToScript(POOL_ADDRESS, REGTEST.address) }],
     coinbaseTag: new TextEncoder().encode('/cs-pool/'),
     equihash: REGTEST.equihash,
@@ -95,7 +95,7 @@ test('a valid share is accepted; the block it makes decodes with the same hash a
   const j = job({ transactions: [] });
   const c = ctx({ job: j });
   const share = validateShare(c);
-  const block = Block.decode(encodeBlock(j, share.header, share.solution));
+  const block = Block.decode(fromHex(blockHex(j, share.header, share.solution)));
   assert.equal(block.header.hashHex, hashToHex(share.hash));
   assert.deepEqual(block.computeMerkleRoot().root, j.merkleRoot);
   assert.equal(block.txs[0].outputs[0].value, 1_250_000_000n);
@@ -103,10 +103,28 @@ test('a valid share is accepted; the block it makes decodes with the same hash a
   assert.equal(share.isBlock, BigInt(`0x${hashToHex(share.hash)}`) <= REGTEST.powLimit);
 });
 
-test('template transactions go into the block after the coinbase and into the merkle root', () => {
-  const j = job({ transactions: [{ data: '0200000000', txid: 'cd'.repeat(32) }] });
-  assert.deepEqual(j.transactions, [Uint8Array.of(2, 0, 0, 0, 0)]);
+test("template transactions go into the block after the coinbase, in order, and the block's merkle root is the job's", () => {
+  // Five, so that two levels of the tree have an odd count and duplicate their last node.
+  const txs = Array.from(
+    { length: 5 },
+    (_, i) =>
+      new Transaction({
+        version: 2,
+        inputs: [{ prevout: { txid: new Uint8Array(32).fill(i + 1), vout: i }, scriptSig: Uint8Array.of(0x51), sequence: 0xffffffff, witness: [] }],
+        outputs: [{ value: BigInt(1000 + i), scriptPubKey: Uint8Array.of(0x51) }],
+        locktime: 0,
+      }),
+  );
+  const j = job({ transactions: txs.map((tx) => ({ data: toHex(tx.encode(true)), txid: tx.txidHex })) });
   assert.notDeepEqual(j.merkleRoot, job().merkleRoot);
+  const share = validateShare(ctx({ job: j }));
+  const block = Block.decode(fromHex(blockHex(j, share.header, share.solution)));
+  assert.deepEqual(
+    block.txs.slice(1).map((tx) => tx.txidHex),
+    txs.map((tx) => tx.txidHex),
+  );
+  assert.deepEqual(block.computeMerkleRoot().root, j.merkleRoot);
+  assert.deepEqual(block.header.merkleRoot, j.merkleRoot);
 });
 
 test('duplicate: the same nonce and solution twice is 22', () => {

@@ -35,3 +35,38 @@ function bytesEq32(a: Uint8Array, b: Uint8Array): boolean {
   for (let i = 0; i < 32; i++) if (a[i] !== b[i]) return false;
   return true;
 }
+
+/**
+ * The hashes a first leaf is paired with on its way to the root (stratum's merkle branch), from
+ * the other leaves: what a pool computes once per template, after which each coinbase's root
+ * costs one hash per level instead of the whole tree. The tree is merkleRoot's.
+ */
+export function merkleBranch(rest: readonly Uint8Array[]): Uint8Array[] {
+  const branch: Uint8Array[] = [];
+  const pair = new Uint8Array(64);
+  // Level by level, without the first node, which is the one the branch leads up from.
+  let level = rest.slice();
+  while (level.length > 0) {
+    branch.push(level[0]);
+    const next: Uint8Array[] = [];
+    for (let i = 1; i < level.length; i += 2) {
+      pair.set(level[i], 0);
+      pair.set(i + 1 < level.length ? level[i + 1] : level[i], 32);
+      next.push(sha256d(pair));
+    }
+    level = next;
+  }
+  return branch;
+}
+
+/** The root of a tree whose first leaf is `first` and whose other leaves gave `branch`. */
+export function rootFromBranch(first: Uint8Array, branch: readonly Uint8Array[]): Uint8Array {
+  const pair = new Uint8Array(64);
+  let node = first;
+  for (const sibling of branch) {
+    pair.set(node, 0);
+    pair.set(sibling, 32);
+    node = sha256d(pair);
+  }
+  return node;
+}

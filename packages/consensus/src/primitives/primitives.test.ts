@@ -3,12 +3,12 @@ import assert from 'node:assert/strict';
 import { prng } from '../../test/fuzz.ts';
 import { readVector } from '../../test/vectors.ts';
 import { DecodeError } from '../encoding/errors.ts';
-import { fromHex, hashToHex, toHex } from '../encoding/hex.ts';
+import { fromHex, hashFromHex, hashesFromHex, hashToHex, toHex } from '../encoding/hex.ts';
 import { Reader } from '../encoding/reader.ts';
 import { Writer } from '../encoding/writer.ts';
 import { Block } from './block.ts';
 import { BlockHeader } from './header.ts';
-import { merkleRoot } from './merkle.ts';
+import { merkleBranch, merkleRoot, rootFromBranch } from './merkle.ts';
 import { Transaction } from './tx.ts';
 
 type CoreTxVector = [unknown, string, string] | [string];
@@ -200,6 +200,49 @@ test('Zcash genesis headers decode and hash to their published hashes', () => {
     checked++;
   }
   assert.equal(checked, 3);
+});
+
+test('hashFromHex reverses 64 hex digits of either case and refuses anything else, wherever the bad digit is', () => {
+  const hex = `00${'0123456789abcdef'.repeat(3)}ABCDEF0123456f`;
+  assert.equal(hex.length, 64);
+  assert.equal(toHex(hashFromHex(hex)), toHex(Uint8Array.from(Buffer.from(hex, 'hex')).reverse()));
+  assert.equal(hashToHex(hashFromHex(hex)), hex.toLowerCase());
+  assert.ok(!Buffer.isBuffer(hashFromHex(hex)), 'a plain Uint8Array');
+  for (let at = 0; at < 64; at += 7) {
+    for (const bad of ['g', ' ', 'x', '-']) {
+      const broken = hex.slice(0, at) + bad + hex.slice(at + 1);
+      assert.throws(() => hashFromHex(broken), DecodeError, `${bad} at ${at}`);
+    }
+  }
+  for (const wrong of ['', 'ab'.repeat(31), 'ab'.repeat(33), `${'ab'.repeat(31)}a`]) assert.throws(() => hashFromHex(wrong), DecodeError);
+});
+
+test('hashesFromHex decodes a list as hashFromHex does each entry, and names the first bad one', () => {
+  const rand = prng(301);
+  const hexes = Array.from({ length: 50 }, () => toHex(Uint8Array.from({ length: 32 }, () => rand() & 0xff)));
+  assert.deepEqual(
+    hashesFromHex(hexes).map((h) => toHex(h)),
+    hexes.map((h) => toHex(hashFromHex(h))),
+  );
+  assert.deepEqual(hashesFromHex([]), []);
+  for (const at of [0, 17, 49]) {
+    const broken = hexes.map((h, i) => (i === at ? `${h.slice(0, 40)}z${h.slice(41)}` : h));
+    assert.throws(
+      () => hashesFromHex(broken),
+      (e: unknown) => e instanceof DecodeError && e.message === `hash ${at} must be 64 hex characters`,
+    );
+  }
+  assert.throws(() => hashesFromHex([...hexes, 'ab']), DecodeError);
+});
+
+test("a merkle branch leads the first leaf to merkleRoot's root, for every tree size up to 70", () => {
+  const rand = prng(2459);
+  for (let n = 1; n <= 70; n++) {
+    const leaves = Array.from({ length: n }, () => Uint8Array.from({ length: 32 }, () => rand() & 0xff));
+    const branch = merkleBranch(leaves.slice(1));
+    assert.equal(branch.length, Math.ceil(Math.log2(n)), `one sibling per level for ${n} leaves`);
+    assert.equal(hashToHex(rootFromBranch(leaves[0], branch)), hashToHex(merkleRoot(leaves).root), `${n} leaves`);
+  }
 });
 
 test('merkle root: single leaf, odd count and the duplicate-leaf mutation', () => {

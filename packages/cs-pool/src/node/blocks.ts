@@ -11,7 +11,7 @@
  */
 import { hashToHex } from '@cs/consensus';
 import { RpcError, type RpcClient } from '@cs/client';
-import { encodeBlock, type Job, type ValidShare } from '@cs/stratum';
+import { blockHex, type Job, type ValidShare } from '@cs/stratum';
 import type { Logger } from 'pino';
 import type { AccountingStore, BlockStatus } from '../accounting/store.ts';
 import { weightOfTarget } from '../accounting/weights.ts';
@@ -49,7 +49,7 @@ export async function submitFoundBlock(
 ): Promise<SubmitOutcome> {
   const { job, share } = found;
   const hash = hashToHex(share.hash);
-  const hex = Buffer.from(encodeBlock(job, share.header, share.solution)).toString('hex');
+  const hex = blockHex(job, share.header, share.solution);
   let answer: string | null;
   try {
     answer = await rpc.call('submitblock', [hex]);

@@ -9,7 +9,7 @@
 import { EventEmitter } from 'node:events';
 import type { ChainParams, TxOut } from '@cs/consensus';
 import { RpcError, type RpcClient, type RpcResult } from '@cs/client';
-import { buildJob, type BlockTemplate, type Job } from '@cs/stratum';
+import { buildJob, prepareTemplate, type BlockTemplate, type Job, type PreparedTemplate } from '@cs/stratum';
 import type { Logger } from 'pino';
 import { feeOf } from '../accounting/schemes.ts';
 
@@ -46,7 +46,7 @@ export interface JobEvents {
 }
 
 export class JobManager extends EventEmitter<JobEvents> {
-  template: BlockTemplate | null = null;
+  template: PreparedTemplate | null = null;
   /** Every live job by id, with the share keys seen for it (duplicates). */
   private readonly jobs = new Map<string, LiveJob>();
   private readonly byPayout = new Map<string, Job>();
@@ -142,7 +142,7 @@ export class JobManager extends EventEmitter<JobEvents> {
     this.taken++;
     const clean = !old || old.previousblockhash !== t.previousblockhash;
     if (clean && old && this.lastHashBlockAt === 0) this.lastHashBlockAt = performance.now();
-    this.template = t;
+    this.template = prepareTemplate(t);
     if (clean) this.jobs.clear();
     this.byPayout.clear();
     this.jobFor(null);
