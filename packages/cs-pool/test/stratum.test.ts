@@ -1,7 +1,6 @@
 // The stratum side against real csd: ZIP 301 flow over TCP and TLS, every rejection code, valid
 // shares counted, a block found through a share accepted by csd (empty, and carrying the mempool's
-// transactions), NiceHash's extranonce extension,
-// session resume, and garbage cut off.
+// transactions), NiceHash's extranonce extension, session resume, and garbage cut off.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { REGTEST } from '@cs/consensus';
