@@ -46,12 +46,17 @@ export interface PreparedTemplate extends BlockTemplate {
   readonly transactionsHex: readonly string[];
 }
 
+/**
+ * Throws on a template whose txids are not hashes or whose transaction data is not whole bytes.
+ * The data's digits are left to submitblock: checking megabytes of them would delay every first
+ * job for what csd, which wrote them, has already checked.
+ */
 export function prepareTemplate(t: BlockTemplate): PreparedTemplate {
-  return {
-    ...t,
-    branch: merkleBranch(hashesFromHex(t.transactions.map((tx) => tx.txid))),
-    transactionsHex: t.transactions.map((tx) => tx.data),
-  };
+  const transactionsHex = t.transactions.map((tx, i) => {
+    if (typeof tx.data !== 'string' || tx.data.length % 2 !== 0) throw new RangeError(`template transaction ${i} has no hex data`);
+    return tx.data;
+  });
+  return { ...t, branch: merkleBranch(hashesFromHex(t.transactions.map((tx) => tx.txid))), transactionsHex };
 }
 
 /** The all-zero BIP141 witness reserved value, the coinbase input's witness (docs/mining.md). */

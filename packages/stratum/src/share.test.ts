@@ -104,7 +104,7 @@ test('a valid share is accepted; the block it makes decodes with the same hash a
 });
 
 test("template transactions go into the block after the coinbase, in order, and the block's merkle root is the job's", () => {
-  // Five, so that two levels of the tree have an odd count and duplicate their last node.
+  // Five and the coinbase: the level of three nodes duplicates its last one.
   const txs = Array.from(
     { length: 5 },
     (_, i) =>
@@ -125,6 +125,13 @@ test("template transactions go into the block after the coinbase, in order, and 
   );
   assert.deepEqual(block.computeMerkleRoot().root, j.merkleRoot);
   assert.deepEqual(block.header.merkleRoot, j.merkleRoot);
+});
+
+test('a template whose txid is not a hash or whose data is not whole bytes is refused before any job is built from it', () => {
+  const tx = { data: '0200000000', txid: 'cd'.repeat(32) };
+  assert.throws(() => prepareTemplate(template({ transactions: [tx, { ...tx, txid: 'cd'.repeat(31) }] })), /hash 1 must be 64 hex/);
+  assert.throws(() => prepareTemplate(template({ transactions: [{ ...tx, data: '020' }] })), /template transaction 0 has no hex data/);
+  assert.equal(prepareTemplate(template({ transactions: [tx] })).branch.length, 1);
 });
 
 test('duplicate: the same nonce and solution twice is 22', () => {

@@ -209,7 +209,8 @@ test('hashFromHex reverses 64 hex digits of either case and refuses anything els
   assert.equal(hashToHex(hashFromHex(hex)), hex.toLowerCase());
   assert.ok(!Buffer.isBuffer(hashFromHex(hex)), 'a plain Uint8Array');
   for (let at = 0; at < 64; at += 7) {
-    for (const bad of ['g', ' ', 'x', '-']) {
+    // Node's hex decoder reads only a character's low byte: U+0161 would pass for 'a'.
+    for (const bad of ['g', ' ', 'x', '-', '\u0161', '\uff41', '\u0130']) {
       const broken = hex.slice(0, at) + bad + hex.slice(at + 1);
       assert.throws(() => hashFromHex(broken), DecodeError, `${bad} at ${at}`);
     }
@@ -226,7 +227,7 @@ test('hashesFromHex decodes a list as hashFromHex does each entry, and names the
   );
   assert.deepEqual(hashesFromHex([]), []);
   for (const at of [0, 17, 49]) {
-    const broken = hexes.map((h, i) => (i === at ? `${h.slice(0, 40)}z${h.slice(41)}` : h));
+    const broken = hexes.map((h, i) => (i === at ? `${h.slice(0, 40)}\u0161${h.slice(41)}` : h));
     assert.throws(
       () => hashesFromHex(broken),
       (e: unknown) => e instanceof DecodeError && e.message === `hash ${at} must be 64 hex characters`,

@@ -35,8 +35,9 @@ export function writeNodeConf(net: Network, n: 1 | 2): void {
     'printtoconsole=0',
     // The other node is on loopback and trusted: transactions go to it at every tick, not at
     // Core's Poisson times (2 s on average), which would spend most of an OPoI request's 4-block
-    // reveal window on the way from bridge 2's node to the pool's.
-    'whitelist=127.0.0.1',
+    // reveal window on the way from bridge 2's node to the pool's. Both directions: node 2
+    // reaches node 1 on a connection of its own (addnode), node 1 node 2 on the one it accepted.
+    'whitelist=noban,in,out@127.0.0.1',
     // Node 1 feeds the pool its new blocks; node 2 follows node 1.
     ...(n === 1 ? [`zmqpubhashblock=tcp://127.0.0.1:${p('node1Zmq')}`] : [`addnode=127.0.0.1:${p('node1P2p')}`]),
     '',

@@ -139,10 +139,12 @@ export class JobManager extends EventEmitter<JobEvents> {
       return true;
     }
     if (old && this.taken !== sent.taken) return false;
+    // Before anything changes: a template it throws on leaves the current one in place.
+    const prepared = prepareTemplate(t);
     this.taken++;
     const clean = !old || old.previousblockhash !== t.previousblockhash;
     if (clean && old && this.lastHashBlockAt === 0) this.lastHashBlockAt = performance.now();
-    this.template = prepareTemplate(t);
+    this.template = prepared;
     if (clean) this.jobs.clear();
     this.byPayout.clear();
     this.jobFor(null);

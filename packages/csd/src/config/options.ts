@@ -20,6 +20,7 @@ import {
   LOG_LEVELS,
   NETWORK_NAMES,
 } from '@cs/runtime/config';
+import { parseWhitelistEntry } from '../p2p/whitelist.ts';
 
 const PORT = { min: 1, max: 65535, arg: '<port>' } as const;
 
@@ -168,10 +169,14 @@ export const NODE_OPTIONS = {
   }),
   whitelist: list({
     category: 'connection',
-    arg: '[noban@]<subnet>',
-    description: 'Peers connecting from this address or subnet are never discouraged or banned; repeatable.',
+    arg: '[<permissions>@]<subnet>',
+    description:
+      "Peers from this address or subnet are never discouraged or banned and get new transactions announced at once; repeatable. <permissions> is a comma list of Core's words (noban, relay, ...) and the directions in and out: without a direction, only peers connecting to us; out, the connections we make.",
     default: [],
-    check: (value) => checkSubnet(value.includes('@') ? value.slice(value.indexOf('@') + 1) : value),
+    check: (value) => {
+      const entry = parseWhitelistEntry(value);
+      return typeof entry === 'string' ? entry : null;
+    },
   }),
   peertimeout: integer({
     category: 'connection',

@@ -6,7 +6,7 @@
 import { type Server, type Socket, connect as tcpConnect, createServer } from 'node:net';
 import type { Logger } from 'pino';
 import { splitHostPort } from '@cs/runtime/config';
-import { AllowList } from '../rpc/allowip.ts';
+import { Whitelist } from './whitelist.ts';
 import type { AddressManager } from './addrman.ts';
 import type { BanList } from './banlist.ts';
 import { selectInboundToEvict } from './eviction.ts';
@@ -38,12 +38,12 @@ export class Connections {
   private readonly servers: Server[] = [];
   private readonly addedNodes = new Map<string, number>();
   private readonly pending = new Set<string>();
-  private readonly whitelist: AllowList;
+  private readonly whitelist: Whitelist;
   readonly localAddresses: { host: string; port: number }[] = [];
 
   constructor(private readonly deps: ConnectionsDeps) {
     const o = deps.options;
-    this.whitelist = new AllowList(o.whitelist.map((w) => (w.includes('@') ? w.slice(w.indexOf('@') + 1) : w)));
+    this.whitelist = new Whitelist(o.whitelist);
     for (const node of o.addnode) this.addedNodes.set(node, 0);
   }
 
@@ -90,7 +90,7 @@ export class Connections {
   private accept(socket: Socket): void {
     const { peers, banlist } = this.deps;
     const host = normalizeHost(socket.remoteAddress ?? '');
-    const noban = this.whitelist.allows(host);
+    const noban = this.whitelist.allows(host, 'inbound');
     if (this.deps.offline() || (!noban && banlist.isBanned(host))) {
       socket.destroy();
       return;
@@ -148,7 +148,7 @@ export class Connections {
         return;
       }
       const host = normalizeHost(socket.remoteAddress ?? parsed.host);
-      const state = this.deps.addPeer(socket, { services: 0n, host, port }, type, this.whitelist.allows(host), addedKey);
+      const state = this.deps.addPeer(socket, { services: 0n, host, port }, type, this.whitelist.allows(host, 'outbound'), addedKey);
       if (oneShot) state.getaddrAnswered = true;
     });
     if (type === 'outbound-full-relay') this.deps.addrman.attempt(parsed.host, port);

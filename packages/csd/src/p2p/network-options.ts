@@ -9,7 +9,7 @@ export interface NetworkOptions {
   readonly addnode: readonly string[];
   readonly seednode: readonly string[];
   readonly maxconnections: number;
-  /** -whitelist subnets (optionally "perms@subnet"): peers from them are never discouraged or banned. */
+  /** -whitelist entries, "[permissions@]subnet" (whitelist.ts): those peers are never discouraged or banned. */
   readonly whitelist: readonly string[];
   readonly peertimeout: number;
   readonly bantime: number;
