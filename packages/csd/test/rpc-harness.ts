@@ -26,10 +26,11 @@ export interface RpcTestNode {
 export async function withRpcNode(
   register: (registry: RpcRegistry, ctx: NodeContext) => void,
   fn: (node: RpcTestNode) => Promise<void>,
+  args: readonly string[] = [],
 ): Promise<void> {
   await withMempool(async (fixture) => {
     const clock = new NodeClock(fixture.now);
-    const config = loadConfig(['-regtest', `-datadir=${fixture.h.dir}`, '-noconf']);
+    const config = loadConfig(['-regtest', `-datadir=${fixture.h.dir}`, '-noconf', ...args]);
     const ctx: NodeContext = {
       config,
       params: fixture.chain.params,

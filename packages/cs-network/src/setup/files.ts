@@ -38,8 +38,10 @@ export function writeNodeConf(net: Network, n: 1 | 2): void {
     // reveal window on the way from bridge 2's node to the pool's. Both directions: node 2
     // reaches node 1 on a connection of its own (addnode), node 1 node 2 on the one it accepted.
     'whitelist=noban,in,out@127.0.0.1',
-    // Node 1 feeds the pool its new blocks; node 2 follows node 1.
-    ...(n === 1 ? [`zmqpubhashblock=tcp://127.0.0.1:${p('node1Zmq')}`] : [`addnode=127.0.0.1:${p('node1P2p')}`]),
+    // Node 1 feeds the pool its new blocks and templates, rebuilt at each new transaction: with
+    // Core's 5 s cache, a transaction waited for the next block (about a second here) before a
+    // job held it, one of an OPoI window's 4 blocks. Node 2 follows node 1.
+    ...(n === 1 ? [`zmqpubhashblock=tcp://127.0.0.1:${p('node1Zmq')}`, 'blocktemplaterefresh=0'] : [`addnode=127.0.0.1:${p('node1P2p')}`]),
     '',
   ];
   writeFileSync(files.confFile, lines.join('\n'), { mode: 0o600 });

@@ -390,6 +390,16 @@ export const NODE_OPTIONS = {
     max: MAX_BLOCK_WEIGHT,
   }),
 
+  blocktemplaterefresh: integer({
+    category: 'mining',
+    arg: '<n>',
+    description:
+      "Seconds getblocktemplate keeps answering with its cached template after the mempool changed (Core's 5); a new tip always rebuilds it. 0 rebuilds at every change: for a regtest network whose blocks come faster than 5 s.",
+    default: 5,
+    min: 0,
+    max: 3600,
+  }),
+
   disablewallet: flag({ category: 'wallet', description: 'Do not load the wallet; wallet RPCs are unavailable.', default: false }),
   fallbackfee: amount({
     category: 'wallet',

@@ -17,6 +17,8 @@ export interface TemplateOptions {
   readonly maxWeight: number;
   /** Packages paying less than this (units per kvB, modified fees) stay out. */
   readonly minFeeRate: FeeRate;
+  /** -blocktemplaterefresh: seconds a cached template outlives a mempool change (TEMPLATE_REFRESH_SECONDS); 0, none. */
+  readonly refreshSeconds?: number;
 }
 
 export interface BlockTemplate {
@@ -107,7 +109,8 @@ export interface AssembledStats {
 /**
  * After the mempool changed, a cached template is rebuilt only once it is older than this, as in
  * Core: pools poll getblocktemplate every few seconds and a new transaction is worth little
- * compared to the cost of selecting a whole block again. A new tip always rebuilds at once.
+ * compared to the cost of selecting a whole block again. A new tip always rebuilds at once. The
+ * default of -blocktemplaterefresh.
  */
 export const TEMPLATE_REFRESH_SECONDS = 5;
 
@@ -159,15 +162,16 @@ export class TemplateSource {
 
   /**
    * getblocktemplate's template: the cached one unless the tip moved, or the mempool changed and
-   * the cached one is older than TEMPLATE_REFRESH_SECONDS.
+   * the cached one is older than the refresh time (with 0, at once).
    */
   current(): CachedTemplate {
     const cached = this.#cached;
     const now = this.#now();
+    const refresh = this.#opts.refreshSeconds ?? TEMPLATE_REFRESH_SECONDS;
     const stale =
       cached === undefined ||
       cached.template.prev !== this.#chain.tip ||
-      (cached.transactionsUpdated !== this.transactionsUpdated && now - cached.builtAt > TEMPLATE_REFRESH_SECONDS);
+      (cached.transactionsUpdated !== this.transactionsUpdated && (refresh === 0 || now - cached.builtAt > refresh));
     if (!stale) return cached;
     const fresh: CachedTemplate = { template: this.create(), transactionsUpdated: this.transactionsUpdated, builtAt: now };
     this.#cached = fresh;

@@ -31,8 +31,8 @@ import { registerMiningMethods } from './mining.ts';
 /** Long polling at test speed: mempool checks after 50 ms, then every 20 ms. */
 const FAST_LONGPOLL = { firstMempoolCheckMs: 50, mempoolRecheckMs: 20, maxWaitMs: 10_000 };
 
-const run = (fn: (node: RpcTestNode) => Promise<void>) =>
-  withRpcNode((registry, ctx) => registerMiningMethods(registry, ctx, { longpoll: FAST_LONGPOLL }), fn);
+const run = (fn: (node: RpcTestNode) => Promise<void>, args: readonly string[] = []) =>
+  withRpcNode((registry, ctx) => registerMiningMethods(registry, ctx, { longpoll: FAST_LONGPOLL }), fn, args);
 
 interface TemplateTx {
   data: string;
@@ -224,6 +224,22 @@ test('the template is cached for five seconds of mempool changes, not across a n
     assert.equal(third.height, second.height + 1);
     assert.equal(third.transactions.length, 0);
   }));
+
+test('-blocktemplaterefresh=0: every mempool change is in the next template, with no time passing', () =>
+  run(
+    async (node) => {
+      const first = await template(node);
+      const tx = add(node, spend(node.fixture.coin(3), [COIN_VALUE - 5000n]));
+      const second = await template(node);
+      assert.deepEqual(
+        second.transactions.map((t) => t.txid),
+        [tx.txidHex],
+      );
+      assert.notEqual(second.longpollid, first.longpollid);
+      assert.deepEqual(await template(node), second, 'unchanged mempool: the cached template');
+    },
+    ['-blocktemplaterefresh=0'],
+  ));
 
 test('a block built from the template by hand: proposal, submitblock, duplicate', () =>
   run(async (node) => {

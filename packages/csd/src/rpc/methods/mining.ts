@@ -25,7 +25,11 @@ export function registerMiningMethods(registry: RpcRegistry, ctx: ChainContext, 
   const templates = new TemplateSource(
     chain,
     mempool,
-    { maxWeight: ctx.config.options.blockmaxweight, minFeeRate: ctx.config.options.blockmintxfee },
+    {
+      maxWeight: ctx.config.options.blockmaxweight,
+      minFeeRate: ctx.config.options.blockmintxfee,
+      refreshSeconds: ctx.config.options.blocktemplaterefresh,
+    },
     ctx.clock.now,
   );
   registerMiningInfoMethods(registry, ctx, templates);
