@@ -6,12 +6,12 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { type BlockHeader, REGTEST } from '@cs/consensus';
+import { type BlockHeader, REGTEST, hashFromHex, hashToHex } from '@cs/consensus';
 import { assembleBlock, coinbaseTx, mine, withWitnessCommitment } from '../../consensus/test/blocks.ts';
 import { mutate, prng } from '../../consensus/test/fuzz.ts';
 import { encodeFrame } from '../src/p2p/framing.ts';
 import { encodePayload } from '../src/p2p/messages.ts';
-import { MAX_HEADERS_RESULTS, MSG_WITNESS_BLOCK } from '../src/p2p/protocol.ts';
+import { MAX_HEADERS_RESULTS, MSG_WITNESS_BLOCK, MSG_WTX } from '../src/p2p/protocol.ts';
 import { Daemon } from './daemon.ts';
 import { headerAt, TestPeer, waitUntil } from './p2p-test-peer.ts';
 
@@ -281,6 +281,37 @@ describe('p2p network', { concurrency: false }, () => {
     );
     const [first] = await a.call<string[]>('generatetoaddress', 1, ADDRESS);
     await waitUntil('b receives the first block a mined after its restart', async () => (await tipOf(b)) === first);
+  });
+
+  test('our own transaction is unbroadcast until a peer asks for it; sent again, it is announced to a peer that never heard of it', async () => {
+    // Whitelisted test peers hear of transactions at the next tick, not at Poisson times.
+    const d = node();
+    daemons.push(d);
+    await d.start(['-whitelist=127.0.0.1']);
+    await d.call('generatetoaddress', 101, await d.call<string>('getnewaddress'));
+    const unbroadcast = async () => (await d.call<{ unbroadcastcount: number }>('getmempoolinfo')).unbroadcastcount;
+    const announced = (p: TestPeer, wtxid: string) =>
+      p.received.filter((m) => m.command === 'inv' && m.items.some((i) => i.type === MSG_WTX && hashToHex(i.hash) === wtxid)).length;
+
+    const first = await TestPeer.connect(d.p2pPort);
+    const txid = await d.call<string>('sendtoaddress', ADDRESS, 1);
+    const { wtxid } = await d.call<{ wtxid: string }>('getmempoolentry', txid);
+    await waitUntil('the first peer hears of it', async () => announced(first, wtxid) === 1);
+    assert.equal(await unbroadcast(), 1, 'announced, but nobody has asked for it');
+    first.send({ command: 'getdata', items: [{ type: MSG_WTX, hash: hashFromHex(wtxid) }] });
+    await first.waitFor('tx');
+    await waitUntil('its initial broadcast is done', async () => (await unbroadcast()) === 0);
+
+    // A peer that connects later is not told of what is already in the mempool, until the
+    // transaction is submitted again (Core's manual rebroadcast).
+    const late = await TestPeer.connect(d.p2pPort);
+    assert.equal(await d.call('sendrawtransaction', await d.call<string>('getrawtransaction', txid)), txid);
+    await waitUntil('the late peer hears of it', async () => announced(late, wtxid) === 1);
+    assert.equal(announced(first, wtxid), 1, 'the first peer, which has it, is not told twice');
+    assert.equal(await unbroadcast(), 1, 'unbroadcast again until a peer asks for it');
+    first.close();
+    late.close();
+    await d.stop();
   });
 
   test('a connection that never completes the handshake is closed after -peertimeout', async () => {

@@ -225,6 +225,9 @@ export const PROGRAMS: readonly Program[] = [
       // Regtest blocks are difficulty 1: at the default 0.001 every solution is a share, hundreds a
       // second from two CPU threads, and checking them starves the pool and the nodes.
       '-diff=0.5',
+      // New transactions into the jobs each second, not each 30 s: an OPoI action has a 4-block
+      // window and blocks come about every second (node 1 rebuilds its template at once for it).
+      '-txrefresh=1',
       // Every miner reaches the pool through cs-bridge, from the bridge's address: one rig's bad
       // lines or logins must not ban the others (docs/pool.md, "Protection").
       `-whitelist=${BRIDGE_TO_POOL_HOST}`,

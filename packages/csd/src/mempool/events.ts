@@ -41,6 +41,8 @@ export interface RemovedEvent {
 export type MempoolEventMap = {
   added: [AddedEvent];
   removed: [RemovedEvent];
+  /** A transaction already in the pool, submitted locally again: peers are to hear of it again (Core's RelayTransaction in BroadcastTransaction). */
+  rebroadcast: [{ readonly entry: MempoolEntry }];
 };
 
 /** The mempool's announcements; see MempoolEventMap. */

@@ -314,9 +314,16 @@ export class Mempool {
     return [...this.unbroadcastSet];
   }
 
-  /** Submitted locally again while already in the pool (Core's AddUnbroadcastTx on every relay=true broadcast). */
-  addUnbroadcast(txid: string): void {
-    if (this.pool.get(txid)) this.unbroadcastSet.add(txid);
+  /**
+   * Submitted locally again while already in the pool: unbroadcast until a peer takes it, and
+   * announced again to every peer that has not shown it knows it (Core's BroadcastTransaction,
+   * AddUnbroadcastTx then RelayTransaction).
+   */
+  rebroadcast(txid: string): void {
+    const entry = this.pool.get(txid);
+    if (!entry) return;
+    this.unbroadcastSet.add(txid);
+    this.events.emit('rebroadcast', { entry });
   }
 
   /** A peer requested the transaction: it is out. */

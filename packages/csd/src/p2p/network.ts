@@ -87,6 +87,7 @@ export class Network {
     this.sync.start();
     chain.events.on('tip', this.sync.onTip);
     mempool.events.on('added', this.txs.onMempoolAdded);
+    mempool.events.on('rebroadcast', this.txs.onMempoolAdded);
     this.connections.connectToSeeds();
     this.timer = setInterval(() => this.tick(), TICK_MS);
     this.tick();
@@ -103,6 +104,7 @@ export class Network {
     if (this.timer) clearInterval(this.timer);
     this.deps.chain.events.off('tip', this.sync.onTip);
     this.deps.mempool.events.off('added', this.txs.onMempoolAdded);
+    this.deps.mempool.events.off('rebroadcast', this.txs.onMempoolAdded);
     // Peers first: a server's close waits for its open connections.
     for (const s of this.peers.values()) s.peer.close('shutdown');
     await this.connections.closeServers();
@@ -209,6 +211,7 @@ export class Network {
     this.connections.openConnections(nowMs);
     this.sync.checkStalling(nowMs);
     this.sync.scheduleDownloads();
+    this.txs.reattemptInitialBroadcast(nowMs);
     this.txs.trickle(nowMs);
     this.txs.expireRequests(nowMs);
     this.sync.logProgress(nowMs);
@@ -276,6 +279,8 @@ export class Network {
         continue;
       }
       state.peer.sendRaw('tx', entry.tx.encode(item.type !== MSG_TX));
+      // A peer took it: its initial broadcast is done (Core's RemoveUnbroadcastTx in ProcessGetData).
+      mempool.markBroadcast(entry.txid);
     }
     state.getData.splice(0, served);
     if (notFound.length > 0) state.peer.send({ command: 'notfound', items: notFound });

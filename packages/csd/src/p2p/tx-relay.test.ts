@@ -1,5 +1,7 @@
 // Transaction announcements: a peer gets what entered the mempool at its Poisson trickle time,
-// a whitelisted (noban) peer at every tick, as Core's fSendTrickle does for NoBan peers.
+// a whitelisted (noban) peer at once, as Core's fSendTrickle does for NoBan peers; our own
+// transactions no peer has asked for are announced again on Core's ReattemptInitialBroadcast
+// schedule, to the peers that have not heard of them.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Mempool } from '../mempool/mempool.ts';
@@ -39,7 +41,8 @@ function peer(id: number, noban: boolean, inbox: InvItem[][]): PeerState {
   return new PeerState(p as unknown as Peer, null);
 }
 
-test('a noban peer is told of each new transaction at the next tick; another peer waits for its trickle time', () => {
+/** A relay over a fake mempool, with a noban peer (1) and another (2) recording the invs they get. */
+function twoPeers() {
   const pool = new Map<string, FakeEntry>();
   const mempool = { get: (txid: string) => pool.get(txid) } as unknown as Mempool;
   const [trusted, other]: InvItem[][][] = [[], []];
@@ -53,6 +56,11 @@ test('a noban peer is told of each new transaction at the next tick; another pee
     pool.set(e.txid, e);
     relay.onMempoolAdded({ entry: e });
   };
+  return { relay, peers, trusted, other, add };
+}
+
+test('a noban peer is told of each new transaction at the next trickle; another peer waits for its trickle time', () => {
+  const { relay, peers, trusted, other, add } = twoPeers();
 
   const t0 = 1_000_000;
   add(1);
@@ -77,4 +85,59 @@ test('a noban peer is told of each new transaction at the next tick; another pee
     other[1]!.map((i) => i.hash[0]),
     [2],
   );
+});
+
+test('a noban peer hears of a new transaction by the end of the event loop turn, without waiting for a tick', async () => {
+  const { relay, peers, trusted, other, add } = twoPeers();
+  // The other peer was told of something a moment ago: its next trickle is ahead.
+  relay.trickle(Date.now());
+  peers.get(2)!.nextTrickle = Date.now() + 60_000;
+  add(1);
+  add(2);
+  assert.equal(trusted.length, 0, 'not synchronously inside the mempool event');
+  await new Promise((r) => setImmediate(r));
+  assert.deepEqual(
+    trusted.map((inv) => inv.map((i) => i.hash[0])),
+    [[1, 2]],
+    'both in one inv, at once',
+  );
+  assert.equal(other.length, 0, 'the other peer waits for its trickle time');
+});
+
+test('unbroadcast transactions are queued again 2-7 minutes after the start, then every 10-15, for peers that never heard of them', () => {
+  const pool = new Map<string, FakeEntry>();
+  const unbroadcast = new Set<string>();
+  const mempool = { get: (txid: string) => pool.get(txid), unbroadcast: () => [...unbroadcast] } as unknown as Mempool;
+  const [told, late]: InvItem[][][] = [[], []];
+  const peers = new Map([[1, peer(1, true, told)]]);
+  const relay = new TxRelay({ mempool, peers, now: () => 0, misbehaving: () => assert.fail('nobody misbehaves') });
+  const ours = entry(7);
+  pool.set(ours.txid, ours);
+  unbroadcast.add(ours.txid);
+  relay.onMempoolAdded({ entry: ours });
+
+  const t0 = 5_000_000;
+  relay.reattemptInitialBroadcast(t0);
+  relay.trickle(t0);
+  assert.equal(told.length, 1, 'announced once when it entered the mempool');
+  // A peer connects afterwards: nothing tells it of the transaction until the reattempt.
+  peers.set(2, peer(2, true, late));
+  relay.reattemptInitialBroadcast(t0 + 2 * 60_000 - 1);
+  relay.trickle(t0 + 2 * 60_000 - 1);
+  assert.equal(late.length, 0, 'not before two minutes');
+  relay.reattemptInitialBroadcast(t0 + 7 * 60_000);
+  relay.trickle(t0 + 7 * 60_000);
+  assert.deepEqual(
+    late.map((inv) => inv.map((i) => i.hash[0])),
+    [[7]],
+    'the late peer hears of it by seven minutes',
+  );
+  assert.equal(told.length, 1, 'a peer it was announced to is not told twice');
+
+  // Taken by a peer (or confirmed), it leaves the set and is not announced again.
+  unbroadcast.clear();
+  peers.set(3, peer(3, true, []));
+  relay.reattemptInitialBroadcast(t0 + 30 * 60_000);
+  relay.trickle(t0 + 30 * 60_000);
+  assert.equal(peers.get(3)!.txQueue.size, 0);
 });

@@ -15,6 +15,12 @@ import { RecentSet } from './recent-set.ts';
 const INBOUND_TRICKLE_MS = 5000;
 const OUTBOUND_TRICKLE_MS = 2000;
 const INVENTORY_BROADCAST_MAX = 1000;
+/**
+ * Core's ReattemptInitialBroadcast schedule: transactions submitted here that no peer has asked
+ * for yet are announced again 2-7 minutes after the start, then every 10-15 minutes.
+ */
+const REATTEMPT_FIRST_MS = { min: 2 * 60_000, spread: 5 * 60_000 };
+const REATTEMPT_EVERY_MS = { min: 10 * 60_000, spread: 5 * 60_000 };
 /** Core's MAX_PEER_TX_REQUEST_IN_FLIGHT and GETDATA_TX_INTERVAL. */
 const MAX_TX_REQUESTS_PER_PEER = 100;
 const TX_REQUEST_TIMEOUT_MS = 60_000;
@@ -35,6 +41,10 @@ export class TxRelay {
   private readonly orphans: OrphanPool;
   private readonly recentRejects = new RecentSet(RECENT_REJECTS_MAX);
   private readonly txRequested = new Map<string, { peer: number; at: number }>();
+  /** A trickle for noban peers is scheduled for the end of this turn of the event loop. */
+  private flushing = false;
+  /** When the unbroadcast transactions are announced again (0: not scheduled yet). */
+  private nextReattempt = 0;
 
   constructor(private readonly deps: TxRelayDeps) {
     this.orphans = new OrphanPool(deps.now);
@@ -124,17 +134,45 @@ export class TxRelay {
   }
 
   readonly onMempoolAdded = ({ entry }: { entry: { txid: string; wtxid: string } }): void => {
+    let trusted = false;
     for (const s of this.deps.peers.values()) {
       if (!s.peer.handshakeDone || s.peer.version?.relay === false) continue;
       const id = s.peer.wtxidRelay ? entry.wtxid : entry.txid;
-      if (!s.known.has(id)) s.txQueue.add(entry.txid);
+      if (s.known.has(id)) continue;
+      s.txQueue.add(entry.txid);
+      trusted ||= s.peer.noban;
+    }
+    // A noban peer is told as soon as this turn of the event loop is done (Core's message
+    // handler wakes within 100 ms), not at the network's next half-second tick.
+    if (trusted && !this.flushing) {
+      this.flushing = true;
+      setImmediate(() => {
+        this.flushing = false;
+        this.trickle(Date.now());
+      });
     }
   };
 
   /**
+   * Our own transactions no peer has asked for yet (the mempool's unbroadcast set, kept across
+   * restarts in mempool.dat) go into every peer's queue again on Core's schedule: a peer that
+   * connected after they were announced, or whose announcement was lost, hears of them then.
+   */
+  reattemptInitialBroadcast(nowMs: number): void {
+    const next = (s: { min: number; spread: number }) => nowMs + s.min + Math.random() * s.spread;
+    if (this.nextReattempt === 0) this.nextReattempt = next(REATTEMPT_FIRST_MS);
+    if (nowMs < this.nextReattempt) return;
+    this.nextReattempt = next(REATTEMPT_EVERY_MS);
+    for (const txid of this.deps.mempool.unbroadcast()) {
+      const entry = this.deps.mempool.get(txid);
+      if (entry) this.onMempoolAdded({ entry });
+    }
+  }
+
+  /**
    * Sends each peer its queued transactions at Poisson-distributed times, ordered parents first and
-   * fee-filtered. A whitelisted (noban) peer gets them at every tick, as Core does: the delay hides
-   * a transaction's origin from spies, which a peer one trusts is not.
+   * fee-filtered. A whitelisted (noban) peer gets them at once, as Core does: the delay hides a
+   * transaction's origin from spies, which a peer one trusts is not.
    */
   trickle(nowMs: number): void {
     const { mempool } = this.deps;

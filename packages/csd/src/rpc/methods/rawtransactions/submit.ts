@@ -93,12 +93,12 @@ export function registerSubmitMethods(registry: RpcRegistry, ctx: ChainContext):
       }
       const maxFeeRate = parseMaxFeeRate(maxfeerate);
       // Core's BroadcastTransaction: an output of the transaction in the UTXO set means it is
-      // confirmed already; one in the pool is answered with its txid, not offered again.
+      // confirmed already; one in the pool is answered with its txid and announced to peers again.
       if (tx.outputs.some((_, vout) => chain.getCoin({ txid: tx.txid, vout }))) {
         throw new RpcError(RpcErrorCode.VERIFY_ALREADY_IN_CHAIN, 'Transaction outputs already in utxo set');
       }
       if (mempool.has(tx.txidHex)) {
-        mempool.addUnbroadcast(tx.txidHex);
+        mempool.rebroadcast(tx.txidHex);
         return tx.txidHex;
       }
       // Core's sendrawtransaction caps the fee on GetVirtualTransactionSize without sigops.
