@@ -13,6 +13,7 @@ import { type AuditJob, type SentTx, StaleRecordError } from '../store/store.ts'
 import { type ChainRequest, type EngineContext, SETTLED } from './context.ts';
 import { crashPoint } from './crash-point.ts';
 import { minerLabel, overdue } from './dispatch.ts';
+import { announceHolder } from './sent.ts';
 import { minerShare } from './steps.ts';
 
 type OpenAudit = RpcResult<'listopoiaudits'>[number];
@@ -138,7 +139,8 @@ export class Auditor {
       log.info({ request_id: job.requestId, txid: c.txid, verdict: job.verdict, reveal_from: c.reveal_from_height }, 'VERDICT_COMMIT sent');
     } catch (e) {
       // Ours may be in the mempool or confirmed already (a crash before recording it): adopted from the chain.
-      if (e instanceof RpcError && /opoi-mempool-conflict|verdict-duplicate|already committed/.test(e.message)) return;
+      if (await announceHolder(this.ctx, e)) return;
+      if (e instanceof RpcError && /verdict-duplicate|already committed/.test(e.message)) return;
       throw e;
     }
   }
@@ -151,7 +153,8 @@ export class Auditor {
       await this.set(job, { stage: 'revealed', revealTxid: v.txid }, { txid: v.txid, kind: 'VERDICT_REVEAL' });
       log.info({ request_id: job.requestId, txid: v.txid, verdict: job.verdict }, 'VERDICT_REVEAL sent');
     } catch (e) {
-      if (e instanceof RpcError && /opoi-mempool-conflict|verdict-duplicate|verdict-early|already revealed/.test(e.message)) return;
+      if (await announceHolder(this.ctx, e)) return;
+      if (e instanceof RpcError && /verdict-duplicate|verdict-early|already revealed/.test(e.message)) return;
       throw e;
     }
   }

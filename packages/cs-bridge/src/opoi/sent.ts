@@ -5,7 +5,7 @@
  * change of the one before, would have no coin left to act with. The step that sent it goes back
  * a stage, so that the next tick takes it again while the chain still allows it.
  */
-import { followSent as fateOf } from '@cs/client';
+import { RpcError, followSent as fateOf } from '@cs/client';
 import type { AuditJob, AuditStage, RequestRecord, SentTx, Stage } from '../store/store.ts';
 import type { EngineContext } from './context.ts';
 
@@ -54,4 +54,26 @@ export async function followSent(ctx: EngineContext): Promise<void> {
     }
     await store.apply({ sent: { [txid]: null }, requests, audits });
   }
+}
+
+/**
+ * A step the node refused because an earlier transaction of ours holds its place in the mempool
+ * (opoi-mempool-conflict: sent, then a crash before it was recorded). The node may never have told
+ * its peers of it: it was still queued when the node stopped, or the peers connected later, and
+ * Core's schedule announces it again only minutes later, past an OPoI window on regtest. Sending
+ * it again makes the node announce it now (sendrawtransaction of a mempool transaction). True when
+ * that was the refusal; the step then waits for the chain to show it.
+ */
+export async function announceHolder(ctx: EngineContext, e: unknown): Promise<boolean> {
+  if (!(e instanceof RpcError)) return false;
+  const holder = /opoi-mempool-conflict, .* is taken by ([0-9a-f]{64})/.exec(e.message)?.[1];
+  if (!holder) return false;
+  try {
+    const hex = await ctx.rpc.call('getrawtransaction', [holder]);
+    await ctx.rpc.call('sendrawtransaction', [hex as string]);
+  } catch (err) {
+    // Mined or gone meanwhile: the chain, or the next try, says which.
+    ctx.log.debug({ txid: holder, err: (err as Error).message }, 'could not announce the transaction holding the step');
+  }
+  return true;
 }

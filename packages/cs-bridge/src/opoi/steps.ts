@@ -12,6 +12,7 @@ import type { ChainRequest, EngineContext } from './context.ts';
 import { crashPoint } from './crash-point.ts';
 import { overdue } from './dispatch.ts';
 import { requeue } from './results.ts';
+import { announceHolder } from './sent.ts';
 
 /** What a share of `amount` base units is after the bridge's cut (POOL_FEE_PERCENT), rounded down. */
 export function minerShare(ctx: EngineContext, amount: bigint): bigint {
@@ -153,7 +154,8 @@ export class RequestSteps {
       return next;
     } catch (e) {
       // Our earlier COMMIT may be in the mempool (a crash before recording it): wait for its block.
-      if (e instanceof RpcError && /opoi-mempool-conflict|commit-duplicate/.test(e.message)) return null;
+      if (await announceHolder(this.ctx, e)) return null;
+      if (e instanceof RpcError && /commit-duplicate/.test(e.message)) return null;
       if (e instanceof RpcError && /bad-opoi-commit-window|commits-full|request-closed/.test(e.message)) {
         await this.set(r, { stage: 'expired', note: e.message });
         return null;
@@ -178,7 +180,8 @@ export class RequestSteps {
       this.ctx.log.info({ request_id: r.requestId, txid: v.txid }, 'REVEAL sent');
       return next;
     } catch (e) {
-      if (e instanceof RpcError && /opoi-mempool-conflict|reveal-duplicate|reveal-early/.test(e.message)) return null;
+      if (await announceHolder(this.ctx, e)) return null;
+      if (e instanceof RpcError && /reveal-duplicate|reveal-early/.test(e.message)) return null;
       throw e;
     }
   }
@@ -200,7 +203,8 @@ export class RequestSteps {
       return next;
     } catch (e) {
       // Our PUBLISH may be in the mempool already (a crash before recording it): wait for its block.
-      if (e instanceof RpcError && /opoi-mempool-conflict|publish-duplicate|was published/.test(e.message)) return null;
+      if (await announceHolder(this.ctx, e)) return null;
+      if (e instanceof RpcError && /publish-duplicate|was published/.test(e.message)) return null;
       throw e;
     }
   }
