@@ -20,7 +20,7 @@ import {
   LOG_LEVELS,
   NETWORK_NAMES,
 } from '@cs/runtime/config';
-import { parseWhitelistEntry } from '../p2p/whitelist.ts';
+import { parseWhitelistEntry } from './whitelist.ts';
 
 const PORT = { min: 1, max: 65535, arg: '<port>' } as const;
 

@@ -1,7 +1,8 @@
 // -whitelist as Core reads it: permission words and directions before '@', inbound by default.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { Whitelist, parseWhitelistEntry } from './whitelist.ts';
+import { parseWhitelistEntry } from '../config/whitelist.ts';
+import { Whitelist } from './whitelist.ts';
 
 test('an entry covers connecting peers unless it says out; in,out covers both', () => {
   assert.deepEqual(parseWhitelistEntry('10.0.0.0/8'), { subnet: '10.0.0.0/8', inbound: true, outbound: false });
