@@ -22,9 +22,7 @@ export function merkleRoot(leaves: readonly Uint8Array[]): MerkleResult {
       const left = level[i];
       const right = i + 1 < level.length ? level[i + 1] : left;
       if (i + 1 < level.length && bytesEq32(left, right)) mutated = true;
-      pair.set(left, 0);
-      pair.set(right, 32);
-      next.push(sha256d(pair));
+      next.push(parent(pair, left, right));
     }
     level = next;
   }
@@ -45,15 +43,11 @@ export function merkleBranch(rest: readonly Uint8Array[]): Uint8Array[] {
   const branch: Uint8Array[] = [];
   const pair = new Uint8Array(64);
   // Level by level, without the first node, which is the one the branch leads up from.
-  let level = rest.slice();
+  let level: readonly Uint8Array[] = rest;
   while (level.length > 0) {
     branch.push(level[0]);
     const next: Uint8Array[] = [];
-    for (let i = 1; i < level.length; i += 2) {
-      pair.set(level[i], 0);
-      pair.set(i + 1 < level.length ? level[i + 1] : level[i], 32);
-      next.push(sha256d(pair));
-    }
+    for (let i = 1; i < level.length; i += 2) next.push(parent(pair, level[i], i + 1 < level.length ? level[i + 1] : level[i]));
     level = next;
   }
   return branch;
@@ -63,10 +57,13 @@ export function merkleBranch(rest: readonly Uint8Array[]): Uint8Array[] {
 export function rootFromBranch(first: Uint8Array, branch: readonly Uint8Array[]): Uint8Array {
   const pair = new Uint8Array(64);
   let node = first;
-  for (const sibling of branch) {
-    pair.set(node, 0);
-    pair.set(sibling, 32);
-    node = sha256d(pair);
-  }
+  for (const sibling of branch) node = parent(pair, node, sibling);
   return node;
+}
+
+/** SHA256d(left ‖ right), through a 64-byte scratch buffer the caller reuses across a tree. */
+function parent(pair: Uint8Array, left: Uint8Array, right: Uint8Array): Uint8Array {
+  pair.set(left, 0);
+  pair.set(right, 32);
+  return sha256d(pair);
 }

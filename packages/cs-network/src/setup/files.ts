@@ -33,7 +33,7 @@ export function writeNodeConf(net: Network, n: 1 | 2): void {
     '# Regtest has no fee history: the wallets (bridge payments, requests) need a rate.',
     'fallbackfee=0.0002',
     'printtoconsole=0',
-    // The other node is on loopback and trusted: transactions go to it at every tick, not at
+    // The other node is on loopback and trusted: transactions go to it at once, not at
     // Core's Poisson times (2 s on average), which would spend most of an OPoI request's 4-block
     // reveal window on the way from bridge 2's node to the pool's. Both directions: node 2
     // reaches node 1 on a connection of its own (addnode), node 1 node 2 on the one it accepted.

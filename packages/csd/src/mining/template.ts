@@ -17,8 +17,13 @@ export interface TemplateOptions {
   readonly maxWeight: number;
   /** Packages paying less than this (units per kvB, modified fees) stay out. */
   readonly minFeeRate: FeeRate;
-  /** -blocktemplaterefresh: seconds a cached template outlives a mempool change (TEMPLATE_REFRESH_SECONDS); 0, none. */
-  readonly refreshSeconds?: number;
+  /**
+   * -blocktemplaterefresh: after the mempool changed, a cached template is rebuilt only once it is
+   * older than this (0: at once). Core's fixed 5 s is the default: pools poll getblocktemplate every
+   * few seconds and a new transaction is worth little compared to the cost of selecting a whole
+   * block again. A new tip always rebuilds at once.
+   */
+  readonly refreshSeconds: number;
 }
 
 export interface BlockTemplate {
@@ -107,14 +112,6 @@ export interface AssembledStats {
 }
 
 /**
- * After the mempool changed, a cached template is rebuilt only once it is older than this, as in
- * Core: pools poll getblocktemplate every few seconds and a new transaction is worth little
- * compared to the cost of selecting a whole block again. A new tip always rebuilds at once. The
- * default of -blocktemplaterefresh.
- */
-export const TEMPLATE_REFRESH_SECONDS = 5;
-
-/**
  * Where templates come from: Core's getblocktemplate cache (its static pindexPrev, time_start and
  * nTransactionsUpdatedLast) plus the counter longpolling watches. One instance serves a node.
  */
@@ -167,7 +164,7 @@ export class TemplateSource {
   current(): CachedTemplate {
     const cached = this.#cached;
     const now = this.#now();
-    const refresh = this.#opts.refreshSeconds ?? TEMPLATE_REFRESH_SECONDS;
+    const refresh = this.#opts.refreshSeconds;
     const stale =
       cached === undefined ||
       cached.template.prev !== this.#chain.tip ||
