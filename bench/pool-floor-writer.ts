@@ -1,13 +1,12 @@
 // bench/pool.ts's floor for (b), in a process of its own as the pool is: a bare node:net server
 // that writes one given line to each of its connections, nothing else in the process. It writes
-// the line once at accept (the receivers, bench/pool-miners.ts, wait for it), then once per round:
-// on 'write' (an idle machine, stamped just before the loop), and on each new block of a csd of its
-// own, whose block work runs beside the loop as the pool's csd's runs beside the pool's. It hears
-// of a block as the pool does: from a getblocktemplate long poll it keeps open and from csd's
-// ZeroMQ hashblock, and stamps the round with the first of the two (the pool's
+// the line once at accept (the receivers, bench/pool-miners.ts, wait for it), then on each new
+// block of a csd of its own, whose block work runs beside the loop as the pool's csd's runs beside
+// the pool's. It hears of a block as the pool does: from a getblocktemplate long poll it keeps
+// open and from csd's ZeroMQ hashblock, and stamps the round with the first of the two (the pool's
 // cs_pool_new_block_seen_timestamp_seconds); it writes once the long poll has answered.
-//   parent -> { line, rpc: { url, cookieFile }, zmq } | 'write' | 'close'
-//   child  -> { port } | { started: ns (process.hrtime, CLOCK_MONOTONIC), beforeMs (from the news to the loop), loopMs, cpuMs, block: boolean }
+//   parent -> { line, rpc: { url, cookieFile }, zmq } | 'close'
+//   child  -> { port } | { started: ns (process.hrtime, CLOCK_MONOTONIC), beforeMs (from the news to the loop), loopMs, cpuMs }
 import { createServer, type Socket } from 'node:net';
 import { RpcClient, type RpcResult } from '@cs/client';
 import { Subscriber } from 'zeromq';
@@ -27,15 +26,15 @@ const server = createServer((s) => {
   s.write(line);
 });
 
-function writeAll(block: boolean): void {
+function writeAll(): void {
   const cpu = process.cpuUsage();
   const now = Number(process.hrtime.bigint());
-  const started = block && news > 0 ? news : now;
+  const started = news > 0 ? news : now;
   news = 0;
   for (const s of sockets) s.write(line);
   const loopMs = (Number(process.hrtime.bigint()) - now) / 1e6;
   const used = process.cpuUsage(cpu);
-  process.send!({ started, beforeMs: (now - started) / 1e6, loopMs, cpuMs: (used.user + used.system) / 1000, block });
+  process.send!({ started, beforeMs: (now - started) / 1e6, loopMs, cpuMs: (used.user + used.system) / 1000 });
 }
 
 /** A template (getblocktemplate answers a string or null only to proposals). */
@@ -54,7 +53,7 @@ async function followBlocks(rpc: RpcClient): Promise<void> {
     if (t.previousblockhash === tip) continue;
     if (news === 0) news = Number(process.hrtime.bigint());
     tip = t.previousblockhash;
-    writeAll(true);
+    writeAll();
   }
 }
 
@@ -68,9 +67,8 @@ async function followHashBlock(address: string): Promise<void> {
   }
 }
 
-process.on('message', (m: { line: string; rpc: { url: string; cookieFile: string }; zmq: string } | 'write' | 'close') => {
-  if (m === 'write') writeAll(false);
-  else if (m === 'close') {
+process.on('message', (m: { line: string; rpc: { url: string; cookieFile: string }; zmq: string } | 'close') => {
+  if (m === 'close') {
     stopped = true;
     for (const s of sockets) s.destroy();
     server.close();

@@ -18,8 +18,11 @@
 //       building the job and all else the pool does. Both sides stamp their own news, as csd's
 //       hashblock reaches this process 1-8 ms after csd's new tip, often after the pool has begun
 //       writing. Either csd does its block work (the solve, the commits, the template, the
-//       replies) while the loop and the receivers run: on 2 cores that alone adds 20-40% to the
-//       bare write's p99, so the bare write on an idle machine is printed beside;
+//       replies) while the loop and the receivers run. Each side's receivers get one line per
+//       pair of rounds: how long a socket was quiet decides whether its peer ACKs each segment at
+//       once, in the writer's own loop, or later (Linux's quick-ACK mode), and a second write to
+//       the floor's receivers between the pool's rounds once made the floor's loop 20-40% cheaper
+//       in CPU than the same loop in the pool (docs/pool-performance.md);
 //   (c) the pool process's memory per connected idle miner (RSS growth / miners).
 // Regtest shares are (48,5). POOL_BENCH_VERIFY_THREADS (default 1) sets -verifythreads and the
 // floor's thread count; POOL_BENCH_PROFILE=<dir> writes CPU profiles of the pool and the miners.
@@ -120,9 +123,8 @@ function notifyLine(port: number, login: string): Promise<string> {
 }
 
 /**
- * (b)'s floors: bench/pool-floor-writer.ts writing `line` to its own 1,000 receivers, on a new
- * block of `node` (a csd of its own, doing the block work the pool's csd does in a pool round) or
- * on an idle machine.
+ * (b)'s floor: bench/pool-floor-writer.ts writing `line` to its own 1,000 receivers on a new block
+ * of `node` (a csd of its own, doing the block work the pool's csd does in a pool round).
  */
 async function startFloorWriter(line: string, node: Daemon, zmq: string, address: string) {
   const writer = fork(fileURLToPath(new URL('pool-floor-writer.ts', import.meta.url)), { execArgv });
@@ -130,22 +132,18 @@ async function startFloorWriter(line: string, node: Daemon, zmq: string, address
   writer.send({ line, rpc: { url: `http://127.0.0.1:${node.rpcPort}/`, cookieFile: node.cookiePath }, zmq });
   const receivers = startReceivers((await listening).port, 'floor.r');
   await receivers.ready;
-  const round = async (block: boolean): Promise<{ latencies: number[]; beforeMs: number; loopMs: number; cpuMs: number }> => {
-    const { received } = await receivers.arm();
-    const started = nextMessage<{ started: number; beforeMs: number; loopMs: number; cpuMs: number }>(
-      writer,
-      (m) => typeof m === 'object' && m !== null && 'block' in m && m.block === block,
-    );
-    if (block) await node.call('generatetoaddress', 1, address);
-    else writer.send('write');
-    const { started: t0, beforeMs, loopMs, cpuMs } = await started;
-    return { latencies: (await received).map((t) => (t - t0) / 1e6), beforeMs, loopMs, cpuMs };
-  };
   return {
     /** One round on a new block: each receiver's latency (ms) from the writer's news of it, and the loop's wall and CPU time (ms). */
-    block: () => round(true),
-    /** The same on a machine where nothing else runs, the latency from the loop's start. */
-    idle: () => round(false),
+    async block(): Promise<{ latencies: number[]; beforeMs: number; loopMs: number; cpuMs: number }> {
+      const { received } = await receivers.arm();
+      const started = nextMessage<{ started: number; beforeMs: number; loopMs: number; cpuMs: number }>(
+        writer,
+        (m) => typeof m === 'object' && m !== null && 'started' in m,
+      );
+      await node.call('generatetoaddress', 1, address);
+      const { started: t0, beforeMs, loopMs, cpuMs } = await started;
+      return { latencies: (await received).map((t) => (t - t0) / 1e6), beforeMs, loopMs, cpuMs };
+    },
     close(): void {
       receivers.close();
       writer.send('close');
@@ -238,11 +236,9 @@ try {
   for (let round = 0; round < FANOUT_WARMUP_ROUNDS; round++) {
     await poolRound();
     await floor.block();
-    await floor.idle();
   }
   const pools: Awaited<ReturnType<typeof poolRound>>[] = [];
   const floors: Awaited<ReturnType<typeof floor.block>>[] = [];
-  const idles: Awaited<ReturnType<typeof floor.idle>>[] = [];
   for (let round = 0; round < FANOUT_ROUNDS; round++) {
     if (round % 2 === 0) {
       pools.push(await poolRound());
@@ -251,7 +247,6 @@ try {
       floors.push(await floor.block());
       pools.push(await poolRound());
     }
-    idles.push(await floor.idle());
   }
   miners.close();
   floor.close();
@@ -259,7 +254,6 @@ try {
   for (const [side, rounds] of [
     ['pool', pools],
     ['floor', floors],
-    ['idle floor', idles],
   ] as const) {
     const early = rounds.findIndex((r) => r.latencies.some((l) => l < 0));
     if (early >= 0) throw new Error(`${side} round ${early}: a receipt ${Math.min(...rounds[early].latencies)} ms before the news`);
@@ -268,13 +262,12 @@ try {
   const p99 = (r: { latencies: number[] }) => percentile(r.latencies, 99);
   const p50 = (r: { latencies: number[] }) => percentile(r.latencies, 50);
   const ms = (values: number[]) => median(values).toFixed(2);
-  const [poolP99, floorP99, idleP99] = [pools.map(p99), floors.map(p99), idles.map(p99)];
+  const [poolP99, floorP99] = [pools.map(p99), floors.map(p99)];
   const perPair = poolP99.map((p, i) => p / floorP99[i]);
   const fanout = median(perPair);
   lines.push(
     `(b) job fan-out to ${MINERS} miners, p99 / bare write p99: ${fanout.toFixed(3)} (goal <= ${FANOUT_GOAL}) ${verdict(fanout <= FANOUT_GOAL)}`,
     `    median of ${FANOUT_ROUNDS} pairs of rounds on a new block (pool's p99 / the floor's beside it); ratio of the median p99s ${(median(poolP99) / median(floorP99)).toFixed(3)}: pool ${ms(poolP99)} ms, bare ${ms(floorP99)} ms, each from its first news of the block (${line.length} bytes to each socket); p50 ${ms(pools.map(p50))} / ${ms(floors.map(p50))} ms; from the news to the first write ${ms(pools.map((r) => r.beforeMs))} / ${ms(floors.map((r) => r.beforeMs))} ms; the write loops ${ms(pools.map((r) => r.loopMs))} / ${ms(floors.map((r) => r.loopMs))} ms (CPU ${ms(pools.map((r) => r.cpuMs))} / ${ms(floors.map((r) => r.cpuMs))} ms); pool/bare p99 per round ${perPair.map((r) => r.toFixed(2)).join(' ')}`,
-    `    the bare write on an idle machine beside: p99 ${ms(idleP99)} ms from the loop's start, loop ${ms(idles.map((r) => r.loopMs))} ms (CPU ${ms(idles.map((r) => r.cpuMs))} ms); pool / idle p99 ${median(poolP99.map((p, i) => p / idleP99[i])).toFixed(3)}`,
   );
 
   // (a) The share miners log in, solve every round ahead and send the warm-up shares.
