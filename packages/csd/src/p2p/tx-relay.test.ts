@@ -1,7 +1,7 @@
 // Transaction announcements: a peer gets what entered the mempool at its Poisson trickle time,
 // a whitelisted (noban) peer at once, as Core's fSendTrickle does for NoBan peers; our own
 // transactions no peer has asked for are announced again on Core's ReattemptInitialBroadcast
-// schedule, to the peers that have not heard of them.
+// schedule, to the peers that have not heard of them; inbound peers share one trickle clock.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Mempool } from '../mempool/mempool.ts';
@@ -25,11 +25,11 @@ function entry(n: number): FakeEntry {
   return { txid: hex, wtxid: hex, sequence: n, fee: 1000n, vsize: 100, tx: { txid: hash, wtxid: hash } };
 }
 
-function peer(id: number, noban: boolean, inbox: InvItem[][]): PeerState {
+function peer(id: number, noban: boolean, inbox: InvItem[][], inbound = true): PeerState {
   const p = {
     id,
     noban,
-    inbound: true,
+    inbound,
     handshakeDone: true,
     version: { relay: true },
     wtxidRelay: true,
@@ -102,6 +102,61 @@ test('a noban peer hears of a new transaction by the end of the event loop turn,
     'both in one inv, at once',
   );
   assert.equal(other.length, 0, 'the other peer waits for its trickle time');
+});
+
+test("inbound peers share one trickle clock, as Core's m_next_inv_to_inbounds; each outbound peer has its own", () => {
+  const pool = new Map<string, FakeEntry>();
+  const mempool = { get: (txid: string) => pool.get(txid) } as unknown as Mempool;
+  const inboxes: InvItem[][][] = [[], [], [], [], []];
+  const peers = new Map([
+    [1, peer(1, false, inboxes[0]!)],
+    [2, peer(2, false, inboxes[1]!)],
+    [3, peer(3, false, inboxes[2]!, false)],
+    [4, peer(4, false, inboxes[3]!, false)],
+  ]);
+  const relay = new TxRelay({ mempool, peers, now: () => 0, misbehaving: () => assert.fail('nobody misbehaves') });
+  const add = (n: number) => {
+    const e = entry(n);
+    pool.set(e.txid, e);
+    relay.onMempoolAdded({ entry: e });
+  };
+  const due = (id: number) => peers.get(id)!.nextTrickle;
+
+  const t0 = 2_000_000;
+  add(1);
+  relay.trickle(t0);
+  assert.deepEqual(
+    inboxes.slice(0, 4).map((inbox) => inbox.length),
+    [1, 1, 1, 1],
+    'every peer is due at once the first time',
+  );
+  const shared = due(1);
+  assert.ok(shared > t0);
+  assert.equal(due(2), shared, 'both inbound peers wait for the same time');
+  assert.ok(due(3) > t0 && due(4) > t0);
+  assert.notEqual(due(3), due(4), 'each outbound peer draws its own');
+
+  // An inbound peer that connects later joins the same clock.
+  peers.set(5, peer(5, false, inboxes[4]!));
+  add(2);
+  relay.trickle(Math.min(shared, due(3), due(4)) - 1);
+  assert.equal(inboxes[4]!.length, 1, 'the new peer is due at once');
+  assert.equal(due(5), shared, 'and then waits with the others');
+
+  add(3);
+  relay.trickle(shared - 1);
+  assert.equal(inboxes[0]!.length, 1, 'no inbound peer hears before the shared time');
+  relay.trickle(shared);
+  for (const i of [0, 1]) {
+    assert.deepEqual(
+      inboxes[i]!.map((inv) => inv.map((item) => item.hash[0])),
+      [[1], [2, 3]],
+      `inbound peer ${i + 1} hears of both at the shared time`,
+    );
+  }
+  assert.ok(due(1) > shared, 'a new shared time is drawn');
+  assert.equal(due(2), due(1));
+  assert.equal(due(5), due(1));
 });
 
 test('unbroadcast transactions are queued again 2-7 minutes after the start, then every 10-15, for peers that never heard of them', () => {

@@ -45,6 +45,11 @@ export class TxRelay {
   private flushing = false;
   /** When the unbroadcast transactions are announced again (0: not scheduled yet). */
   private nextReattempt = 0;
+  /**
+   * Core's m_next_inv_to_inbounds: one Poisson clock for all inbound peers. A spy that opens many
+   * connections to us then learns no more about when a transaction arrived here than it would with one.
+   */
+  private nextInboundTrickle = 0;
 
   constructor(private readonly deps: TxRelayDeps) {
     this.orphans = new OrphanPool(deps.now);
@@ -178,8 +183,7 @@ export class TxRelay {
     const { mempool } = this.deps;
     for (const s of this.deps.peers.values()) {
       if (s.txQueue.size === 0 || (nowMs < s.nextTrickle && !s.peer.noban)) continue;
-      const mean = s.peer.inbound ? INBOUND_TRICKLE_MS : OUTBOUND_TRICKLE_MS;
-      s.nextTrickle = nowMs - Math.log(1 - Math.random()) * mean;
+      s.nextTrickle = s.peer.inbound ? this.inboundTrickle(nowMs) : nowMs + poissonDelay(OUTBOUND_TRICKLE_MS);
       const entries = [...s.txQueue].map((txid) => mempool.get(txid)).filter((e) => e !== undefined);
       entries.sort((a, b) => a.sequence - b.sequence);
       const items: InvItem[] = [];
@@ -198,11 +202,22 @@ export class TxRelay {
     }
   }
 
+  /** The inbound peers' next trickle time, drawn again once it has come. */
+  private inboundTrickle(nowMs: number): number {
+    if (this.nextInboundTrickle <= nowMs) this.nextInboundTrickle = nowMs + poissonDelay(INBOUND_TRICKLE_MS);
+    return this.nextInboundTrickle;
+  }
+
   /** BIP35 mempool: every pool transaction goes into the peer's queue, announced at the next tick. */
   onMempoolRequest(state: PeerState): void {
     for (const e of this.deps.mempool.entries()) state.txQueue.add(e.txid);
     state.nextTrickle = 0;
   }
+}
+
+/** The wait until the next event of a Poisson process with this mean interval. */
+function poissonDelay(meanMs: number): number {
+  return -Math.log(1 - Math.random()) * meanMs;
 }
 
 function fromHashHex(hex: string): Uint8Array {
