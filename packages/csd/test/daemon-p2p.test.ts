@@ -314,6 +314,51 @@ describe('p2p network', { concurrency: false }, () => {
     await d.stop();
   });
 
+  test("-whitelist's permissions: getpeerinfo lists them, and a BIP35 mempool request is answered only with the mempool permission", async () => {
+    const d = node();
+    daemons.push(d);
+    const permissions = async () => (await d.call<{ permissions: string[] }[]>('getpeerinfo')).map((p) => p.permissions);
+    /** A transaction that enters the mempool before the peer connects: only the mempool message can tell the peer of it. */
+    const waiting = async () => (await d.call<{ wtxid: string }>('getmempoolentry', await d.call<string>('sendtoaddress', ADDRESS, 1))).wtxid;
+    const announced = (p: TestPeer, wtxid: string) =>
+      p.received.some((m) => m.command === 'inv' && m.items.some((i) => i.type === MSG_WTX && hashToHex(i.hash) === wtxid));
+
+    // No permission: as Core without bloom filters, the peer is disconnected.
+    await d.start();
+    await d.call('generatetoaddress', 101, await d.call<string>('getnewaddress'));
+    const stranger = await TestPeer.connect(d.p2pPort);
+    assert.deepEqual(await permissions(), [[]]);
+    stranger.send({ command: 'mempool' });
+    await stranger.waitClosed();
+    await d.stop();
+
+    // noban alone: the request is ignored and the connection stays.
+    await d.start(['-whitelist=noban@127.0.0.1']);
+    const ignored = await waiting();
+    const trusted = await TestPeer.connect(d.p2pPort);
+    assert.deepEqual(await permissions(), [['noban', 'download']]);
+    const before = trusted.received.length;
+    trusted.send({ command: 'mempool' });
+    trusted.send({ command: 'ping', nonce: 7n });
+    await trusted.waitFor('pong', before);
+    // Past the network's next trickle tick, which would carry the answer.
+    await new Promise((r) => setTimeout(r, 1500));
+    assert.equal(trusted.closed, false);
+    assert.equal(announced(trusted, ignored), false, 'the mempool was not listed');
+    trusted.close();
+    await d.stop();
+
+    // The mempool permission (an entry without '@' gives it too, with noban and relay): the whole mempool.
+    await d.start(['-whitelist=mempool@127.0.0.1', '-whitelist=addr,in@127.0.0.0/8']);
+    const listed = await waiting();
+    const reader = await TestPeer.connect(d.p2pPort);
+    assert.deepEqual(await permissions(), [['mempool', 'addr']], 'the permissions of both entries');
+    reader.send({ command: 'mempool' });
+    await waitUntil('the mempool is listed', async () => announced(reader, listed));
+    reader.close();
+    await d.stop();
+  });
+
   test('a connection that never completes the handshake is closed after -peertimeout', async () => {
     const c = node();
     daemons.push(c);

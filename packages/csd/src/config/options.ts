@@ -171,7 +171,7 @@ export const NODE_OPTIONS = {
     category: 'connection',
     arg: '[<permissions>@]<subnet>',
     description:
-      "Peers from this address or subnet are never discouraged or banned and get new transactions announced at once; repeatable. <permissions> is a comma list of Core's words (noban, relay, ...) and the directions in and out: without a direction, only peers connecting to us; out, the connections we make.",
+      "Grant the permissions to peers from this address or subnet; repeatable. <permissions> is a comma list of Core's words (bloomfilter, noban, forcerelay, relay, mempool, download, addr, all) and the directions in and out: without a direction, only peers connecting to us; out, the connections we make by hand (-connect, -addnode). Without '@': noban, mempool and relay (see -whitelistrelay, -whitelistforcerelay).",
     default: [],
     check: (value) => {
       const entry = parseWhitelistEntry(value);
@@ -299,6 +299,17 @@ export const NODE_OPTIONS = {
     description: 'Drop transactions that stayed in the mempool longer than <hours>.',
     default: 336,
     min: 1,
+  }),
+  whitelistrelay: flag({
+    category: 'relay',
+    description: "Give peers whitelisted without '@' the relay permission.",
+    default: true,
+  }),
+  whitelistforcerelay: flag({
+    category: 'relay',
+    description:
+      "Give peers whitelisted without '@' the forcerelay permission: a transaction they send that is already in our mempool is announced to our other peers again.",
+    default: false,
   }),
   persistmempool: flag({ category: 'relay', description: 'Save the mempool on shutdown and load it on startup.', default: true }),
   minrelaytxfee: amount({

@@ -1,18 +1,35 @@
 /**
  * -whitelist entries, as Core reads them: `[permissions@]<subnet>`, the permissions a comma list
  * of Core's words and of the directions `in` and `out` (Core 27). Without a direction an entry
- * covers peers that connect to us, as in Core; `out` covers the connections we make. csd gives
- * every whitelisted peer the same treatment (noban, and transactions announced at once), so the
- * permission words are checked and not told apart.
+ * covers peers that connect to us, as in Core; `out` covers the connections we make by hand
+ * (-connect, -addnode, addnode onetry). An entry without '@' gets Core's implicit permissions.
  */
 import { checkSubnet } from '@cs/runtime/config';
 
-const PERMISSIONS = new Set(['bloomfilter', 'noban', 'forcerelay', 'relay', 'mempool', 'download', 'addr', 'all']);
+/** Core's permission flags (net_permissions.h), in the order getpeerinfo lists them. */
+export const PERMISSIONS = ['bloomfilter', 'noban', 'forcerelay', 'relay', 'mempool', 'download', 'addr'] as const;
+export type Permission = (typeof PERMISSIONS)[number];
+
+/** What each word grants: as in Core, noban implies download and forcerelay relay; 'bloom' is an alias. */
+const GRANTS: Readonly<Record<string, readonly Permission[]>> = {
+  bloomfilter: ['bloomfilter'],
+  bloom: ['bloomfilter'],
+  noban: ['noban', 'download'],
+  forcerelay: ['forcerelay', 'relay'],
+  relay: ['relay'],
+  mempool: ['mempool'],
+  download: ['download'],
+  addr: ['addr'],
+  all: PERMISSIONS,
+};
 
 export interface WhitelistEntry {
   readonly subnet: string;
   readonly inbound: boolean;
   readonly outbound: boolean;
+  readonly permissions: readonly Permission[];
+  /** No '@': Core's implicit permissions (noban, mempool, and relay or forcerelay as -whitelistrelay and -whitelistforcerelay say). */
+  readonly implicit: boolean;
 }
 
 /** The entry, or why it is not one (the words Core refuses to start on). */
@@ -21,16 +38,16 @@ export function parseWhitelistEntry(value: string): WhitelistEntry | string {
   const subnet = at < 0 ? value : value.slice(at + 1);
   const bad = checkSubnet(subnet);
   if (bad) return bad;
-  if (at < 0) return { subnet, inbound: true, outbound: false };
+  if (at < 0) return { subnet, inbound: true, outbound: false, permissions: [], implicit: true };
   let inbound = false;
   let outbound = false;
-  let permissions = 0;
+  const granted = new Set<Permission>();
   for (const word of value.slice(0, at).split(',')) {
     if (word === 'in') inbound = true;
     else if (word === 'out') outbound = true;
-    else if (PERMISSIONS.has(word)) permissions++;
-    else if (word !== '') return `'${word}' is not a P2P permission (${[...PERMISSIONS].join(', ')}, in, out)`;
+    else if (GRANTS[word]) for (const p of GRANTS[word]) granted.add(p);
+    else if (word !== '') return `'${word}' is not a P2P permission (${Object.keys(GRANTS).join(', ')}, in, out)`;
   }
-  if (permissions === 0 && (inbound || outbound)) return `only a direction is set, no permission: '${value}'`;
-  return { subnet, inbound: inbound || !outbound, outbound };
+  if (granted.size === 0 && (inbound || outbound)) return `only a direction is set, no permission: '${value}'`;
+  return { subnet, inbound: inbound || !outbound, outbound, permissions: PERMISSIONS.filter((p) => granted.has(p)), implicit: false };
 }

@@ -137,6 +137,8 @@ export class Node {
         seednode: o.seednode,
         maxconnections: o.maxconnections,
         whitelist: o.whitelist,
+        whitelistrelay: o.whitelistrelay,
+        whitelistforcerelay: o.whitelistforcerelay,
         peertimeout: o.peertimeout,
         bantime: o.bantime,
       },

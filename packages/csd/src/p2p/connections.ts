@@ -6,7 +6,7 @@
 import { type Server, type Socket, connect as tcpConnect, createServer } from 'node:net';
 import type { Logger } from 'pino';
 import { splitHostPort } from '@cs/runtime/config';
-import { Whitelist } from './whitelist.ts';
+import { NO_PERMISSIONS, type Permissions, Whitelist } from './whitelist.ts';
 import type { AddressManager } from './addrman.ts';
 import type { BanList } from './banlist.ts';
 import { selectInboundToEvict } from './eviction.ts';
@@ -31,7 +31,7 @@ export interface ConnectionsDeps {
   /** Whether the network is shutting down or turned off (setnetworkactive false): no connection is taken or made then. */
   readonly offline: () => boolean;
   /** Makes a connected socket a peer of the network. */
-  readonly addPeer: (socket: Socket, address: NetAddress, type: ConnectionType, noban: boolean, target: string | null) => PeerState;
+  readonly addPeer: (socket: Socket, address: NetAddress, type: ConnectionType, permissions: Permissions, target: string | null) => PeerState;
 }
 
 export class Connections {
@@ -43,7 +43,7 @@ export class Connections {
 
   constructor(private readonly deps: ConnectionsDeps) {
     const o = deps.options;
-    this.whitelist = new Whitelist(o.whitelist);
+    this.whitelist = new Whitelist(o.whitelist, { relay: o.whitelistrelay, forcerelay: o.whitelistforcerelay });
     for (const node of o.addnode) this.addedNodes.set(node, 0);
   }
 
@@ -90,7 +90,8 @@ export class Connections {
   private accept(socket: Socket): void {
     const { peers, banlist } = this.deps;
     const host = normalizeHost(socket.remoteAddress ?? '');
-    const noban = this.whitelist.allows(host, 'inbound');
+    const permissions = this.whitelist.permissions(host, 'inbound');
+    const noban = permissions.has('noban');
     if (this.deps.offline() || (!noban && banlist.isBanned(host))) {
       socket.destroy();
       return;
@@ -119,7 +120,7 @@ export class Connections {
       }
       peers.get(victim)?.peer.close('evicted to make room for an inbound connection');
     }
-    this.deps.addPeer(socket, { services: 0n, host, port: socket.remotePort ?? 0 }, 'inbound', noban, null);
+    this.deps.addPeer(socket, { services: 0n, host, port: socket.remotePort ?? 0 }, 'inbound', permissions, null);
   }
 
   /**
@@ -148,7 +149,9 @@ export class Connections {
         return;
       }
       const host = normalizeHost(socket.remoteAddress ?? parsed.host);
-      const state = this.deps.addPeer(socket, { services: 0n, host, port }, type, this.whitelist.allows(host, 'outbound'), addedKey);
+      // As in Core, only the connections made by hand take -whitelist's out entries, not a seednode's.
+      const permissions = type === 'manual' && !oneShot ? this.whitelist.permissions(host, 'outbound') : NO_PERMISSIONS;
+      const state = this.deps.addPeer(socket, { services: 0n, host, port }, type, permissions, addedKey);
       if (oneShot) state.getaddrAnswered = true;
     });
     if (type === 'outbound-full-relay') this.deps.addrman.attempt(parsed.host, port);
@@ -214,8 +217,8 @@ export class Connections {
     state.addrTokens = Math.min(ADDR_BUCKET_MAX, state.addrTokens + ((nowMs - state.addrTokensAt) / 1000) * ADDR_RATE_PER_SECOND);
     state.addrTokensAt = nowMs;
     for (const a of addresses) {
-      // Core's rate limit: addresses beyond the token bucket are dropped (whitelisted peers are exempt).
-      if (!state.peer.noban) {
+      // Core's rate limit: addresses beyond the token bucket are dropped (peers with the addr permission are exempt).
+      if (!state.peer.permissions.has('addr')) {
         if (state.addrTokens < 1) break;
         state.addrTokens--;
       }

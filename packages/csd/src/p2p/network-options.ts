@@ -9,8 +9,11 @@ export interface NetworkOptions {
   readonly addnode: readonly string[];
   readonly seednode: readonly string[];
   readonly maxconnections: number;
-  /** -whitelist entries, "[permissions@]subnet" (whitelist.ts): those peers are never discouraged or banned. */
+  /** -whitelist entries, "[permissions@]subnet" (config/whitelist.ts). */
   readonly whitelist: readonly string[];
+  /** -whitelistrelay and -whitelistforcerelay: the relay permissions of an entry without '@'. */
+  readonly whitelistrelay: boolean;
+  readonly whitelistforcerelay: boolean;
   readonly peertimeout: number;
   readonly bantime: number;
 }

@@ -23,6 +23,7 @@ import { type ConnectionType, Peer } from './peer.ts';
 import { PeerState } from './peer-state.ts';
 import { LOCAL_SERVICES, MAX_INV_SIZE, MSG_BLOCK, MSG_TX, MSG_WITNESS_BLOCK, MSG_WITNESS_FLAG, MSG_WTX } from './protocol.ts';
 import { TxRelay } from './tx-relay.ts';
+import type { Permissions } from './whitelist.ts';
 
 export interface NetworkDeps {
   readonly chain: Chain;
@@ -70,7 +71,7 @@ export class Network {
       options: deps.options,
       log: deps.log,
       offline: () => this.stopped || !this.networkActive,
-      addPeer: (socket, address, type, noban, target) => this.addPeer(socket, address, type, noban, target),
+      addPeer: (socket, address, type, permissions, target) => this.addPeer(socket, address, type, permissions, target),
     });
     this.sync = new BlockSync({ chain: deps.chain, peers: this.peers, log: deps.log, misbehaving });
     this.txs = new TxRelay({ mempool: deps.mempool, peers: this.peers, now: deps.now, misbehaving });
@@ -122,13 +123,13 @@ export class Network {
 
   // ---- peers ----
 
-  private addPeer(socket: Socket, address: NetAddress, type: ConnectionType, noban: boolean, target: string | null): PeerState {
+  private addPeer(socket: Socket, address: NetAddress, type: ConnectionType, permissions: Permissions, target: string | null): PeerState {
     const { chain, params, now, options } = this.deps;
     const peer = new Peer(
       socket,
       address,
       type,
-      noban,
+      permissions,
       { magic: params.magic, handshakeTimeoutMs: options.peertimeout * 1000, startHeight: () => chain.height, now, relay: true },
       {
         ready: (p) => this.onReady(p),
@@ -319,7 +320,11 @@ export class Network {
         this.txs.onTx(state, m.tx);
         return;
       case 'mempool':
-        this.txs.onMempoolRequest(state);
+        // BIP35 lists the whole mempool, which the trickle's delays exist to hide: as in Core
+        // without bloom filters, only a peer with the mempool permission is answered, and one
+        // without noban either is disconnected.
+        if (state.peer.permissions.has('mempool')) this.txs.onMempoolRequest(state);
+        else if (!state.peer.noban) state.peer.close('mempool request without the mempool permission');
         return;
       case 'addr':
         this.connections.receiveAddr(state, m.addresses);

@@ -54,6 +54,8 @@ test('published OPoI content travels only through nodes that could check it', as
         seednode: [],
         maxconnections: 125,
         whitelist: [],
+        whitelistrelay: true,
+        whitelistforcerelay: false,
         peertimeout: 60,
         bantime: 86400,
       },

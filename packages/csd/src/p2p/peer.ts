@@ -11,6 +11,7 @@ import { encodeFrame, FrameDecoder, FrameError } from './framing.ts';
 import { type Command, decodePayload, encodePayload, isKnownCommand, type Message, type VersionPayload } from './messages.ts';
 import type { NetAddress } from './netaddr.ts';
 import { LOCAL_SERVICES, MIN_PEER_PROTO_VERSION, PROTOCOL_VERSION, USER_AGENT } from './protocol.ts';
+import type { Permissions } from './whitelist.ts';
 
 /** Core's PING_INTERVAL and TIMEOUT_INTERVAL. */
 export const PING_INTERVAL_MS = 2 * 60_000;
@@ -92,8 +93,8 @@ export class Peer {
     private readonly socket: Socket,
     readonly address: NetAddress,
     readonly type: ConnectionType,
-    /** -whitelist/-noban: never discouraged or banned. */
-    readonly noban: boolean,
+    /** What -whitelist grants this peer (config/whitelist.ts). */
+    readonly permissions: Permissions,
     private readonly settings: PeerSettings,
     private readonly hooks: PeerHooks,
   ) {
@@ -104,6 +105,11 @@ export class Peer {
     socket.on('error', (err) => this.close(`socket error: ${err.message}`));
     socket.on('close', () => this.close('connection closed by peer'));
     if (type !== 'inbound') this.sendVersion();
+  }
+
+  /** Never discouraged or banned, and told of new transactions at once. */
+  get noban(): boolean {
+    return this.permissions.has('noban');
   }
 
   get inbound(): boolean {

@@ -3,6 +3,7 @@
  * ping. Everything is read from and done through the node's Network.
  */
 import { isIP } from 'node:net';
+import { PERMISSIONS } from '../config/whitelist.ts';
 import { BanList } from './banlist.ts';
 import { formatHostPort } from './netaddr.ts';
 import type { Network } from './network.ts';
@@ -96,7 +97,7 @@ export function registerNetworkMethods(registry: RpcRegistry, ctx: NetworkRpcCon
             synced_headers: headers,
             synced_blocks: synced,
             inflight: network.blocksInFlight(peer.id),
-            permissions: peer.noban ? ['noban'] : [],
+            permissions: PERMISSIONS.filter((p) => peer.permissions.has(p)),
             minfeefilter: feeRateToCoins(peer.feeFilter),
             discouraged: network.banlist.isDiscouraged(peer.address.host),
             bytessent_per_msg: perMessage(peer.counters.sent),

@@ -1,9 +1,11 @@
 // Transaction announcements: a peer gets what entered the mempool at its Poisson trickle time,
 // a whitelisted (noban) peer at once, as Core's fSendTrickle does for NoBan peers; our own
 // transactions no peer has asked for are announced again on Core's ReattemptInitialBroadcast
-// schedule, to the peers that have not heard of them; inbound peers share one trickle clock.
+// schedule, to the peers that have not heard of them; inbound peers share one trickle clock; a
+// forcerelay peer's transactions are announced again even when we have them.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import type { Transaction } from '@cs/consensus';
 import type { Mempool } from '../mempool/mempool.ts';
 import type { InvItem, Message } from './messages.ts';
 import type { Peer } from './peer.ts';
@@ -25,10 +27,17 @@ function entry(n: number): FakeEntry {
   return { txid: hex, wtxid: hex, sequence: n, fee: 1000n, vsize: 100, tx: { txid: hash, wtxid: hash } };
 }
 
-function peer(id: number, noban: boolean, inbox: InvItem[][], inbound = true): PeerState {
+function peer(
+  id: number,
+  noban: boolean,
+  inbox: InvItem[][],
+  inbound = true,
+  permissions: readonly string[] = noban ? ['noban', 'download'] : [],
+): PeerState {
   const p = {
     id,
     noban,
+    permissions: new Set(permissions),
     inbound,
     handshakeDone: true,
     version: { relay: true },
@@ -157,6 +166,43 @@ test("inbound peers share one trickle clock, as Core's m_next_inv_to_inbounds; e
   assert.ok(due(1) > shared, 'a new shared time is drawn');
   assert.equal(due(2), due(1));
   assert.equal(due(5), due(1));
+});
+
+test('a transaction we have already, sent again by a forcerelay peer, is announced to the peers that never heard of it; from another peer it is not', () => {
+  const pool = new Map<string, FakeEntry>();
+  const mempool = {
+    get: (txid: string) => pool.get(txid),
+    accept: () => assert.fail('a known transaction is not admitted again'),
+  } as unknown as Mempool;
+  const [gateway, plain, told, late]: InvItem[][][] = [[], [], [], []];
+  const peers = new Map([
+    [1, peer(1, false, gateway, true, ['forcerelay', 'relay'])],
+    [2, peer(2, false, plain)],
+    [3, peer(3, false, told)],
+  ]);
+  const relay = new TxRelay({ mempool, peers, now: () => 0, misbehaving: () => assert.fail('nobody misbehaves') });
+  const e = entry(9);
+  pool.set(e.txid, e);
+  relay.onMempoolAdded({ entry: e });
+  const t0 = 3_000_000;
+  relay.trickle(t0);
+  assert.equal(told.length, 1, 'announced once when it entered the mempool');
+
+  peers.set(4, peer(4, false, late));
+  const tx = { txidHex: e.txid, wtxidHex: e.wtxid } as unknown as Transaction;
+  relay.onTx(peers.get(2)!, tx);
+  relay.trickle(t0 + 3_600_000);
+  assert.equal(late.length, 0, 'resent by a peer without forcerelay: nothing new');
+
+  relay.onTx(peers.get(1)!, tx);
+  relay.trickle(t0 + 7_200_000);
+  assert.deepEqual(
+    late.map((inv) => inv.map((i) => i.hash[0])),
+    [[9]],
+    'the peer that connected later hears of it',
+  );
+  assert.equal(told.length, 1, 'a peer that has heard of it is not told twice');
+  assert.equal(gateway.length, 1, 'nor is the gateway told of its own transaction again');
 });
 
 test('unbroadcast transactions are queued again 2-7 minutes after the start, then every 10-15, for peers that never heard of them', () => {

@@ -108,7 +108,14 @@ export class TxRelay {
       if (r?.peer === peer.id) state.txRequests = Math.max(0, state.txRequests - 1);
       this.txRequested.delete(h);
     }
-    if (mempool.get(tx.txidHex) || this.recentRejects.has(tx.wtxidHex)) return;
+    const known = mempool.get(tx.txidHex);
+    if (known) {
+      // Core's forcerelay: a gateway announces again what the nodes behind it send, even when it
+      // has the transaction already, to the peers that have not heard of it.
+      if (peer.permissions.has('forcerelay')) this.onMempoolAdded({ entry: known });
+      return;
+    }
+    if (this.recentRejects.has(tx.wtxidHex)) return;
     state.lastTxAt = Date.now();
     this.acceptTransaction(tx, state);
   }

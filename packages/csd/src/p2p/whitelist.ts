@@ -1,29 +1,49 @@
 /** -whitelist entries (config/whitelist.ts) as the connections apply them. */
 import { AllowList } from '@cs/runtime/config';
-import { parseWhitelistEntry } from '../config/whitelist.ts';
+import { type Permission, parseWhitelistEntry } from '../config/whitelist.ts';
 
-/** Which peers are whitelisted, by the direction of their connection. */
+export type Permissions = ReadonlySet<Permission>;
+export const NO_PERMISSIONS: Permissions = new Set();
+
+/** Core's -whitelistrelay and -whitelistforcerelay: what an entry without '@' grants besides noban and mempool. */
+export interface ImplicitRelay {
+  readonly relay: boolean;
+  readonly forcerelay: boolean;
+}
+
+interface Range {
+  readonly match: AllowList;
+  readonly inbound: boolean;
+  readonly outbound: boolean;
+  readonly permissions: readonly Permission[];
+}
+
+/** The permissions of a peer, by its address and the direction of its connection. */
 export class Whitelist {
-  private readonly inbound: AllowList;
-  private readonly outbound: AllowList;
+  private readonly ranges: readonly Range[];
 
-  constructor(values: readonly string[]) {
-    const entries = values.map((v) => {
+  constructor(values: readonly string[], implicit: ImplicitRelay) {
+    const implied: Permission[] = ['noban', 'download', 'mempool'];
+    if (implicit.relay) implied.push('relay');
+    if (implicit.forcerelay) implied.push('forcerelay', 'relay');
+    this.ranges = values.map((v) => {
       const e = parseWhitelistEntry(v);
       if (typeof e === 'string') throw new Error(`Invalid -whitelist ${v}: ${e}`);
-      return e;
+      return {
+        match: new AllowList([e.subnet], 'whitelist'),
+        inbound: e.inbound,
+        outbound: e.outbound,
+        permissions: e.implicit ? implied : e.permissions,
+      };
     });
-    this.inbound = new AllowList(
-      entries.filter((e) => e.inbound).map((e) => e.subnet),
-      'whitelist',
-    );
-    this.outbound = new AllowList(
-      entries.filter((e) => e.outbound).map((e) => e.subnet),
-      'whitelist',
-    );
   }
 
-  allows(host: string, direction: 'inbound' | 'outbound'): boolean {
-    return (direction === 'inbound' ? this.inbound : this.outbound).allows(host);
+  /** The union of the permissions of every entry that covers the peer, as Core adds them up. */
+  permissions(host: string, direction: 'inbound' | 'outbound'): Permissions {
+    const granted = new Set<Permission>();
+    for (const r of this.ranges) {
+      if ((direction === 'inbound' ? r.inbound : r.outbound) && r.match.allows(host)) for (const p of r.permissions) granted.add(p);
+    }
+    return granted.size === 0 ? NO_PERMISSIONS : granted;
   }
 }
