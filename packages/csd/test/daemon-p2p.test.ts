@@ -348,14 +348,31 @@ describe('p2p network', { concurrency: false }, () => {
     trusted.close();
     await d.stop();
 
-    // The mempool permission (an entry without '@' gives it too, with noban and relay): the whole mempool.
-    await d.start(['-whitelist=mempool@127.0.0.1', '-whitelist=addr,in@127.0.0.0/8']);
+    // The mempool permission: the whole mempool. The entries that cover a peer add up, and one
+    // without '@' grants noban and mempool, and relay and forcerelay as the two options say.
+    await d.start([
+      '-whitelist=mempool@127.0.0.1',
+      '-whitelist=addr,in@127.0.0.0/8',
+      '-whitelist=127.0.0.0/8',
+      '-whitelistrelay=0',
+      '-whitelistforcerelay=1',
+    ]);
     const listed = await waiting();
     const reader = await TestPeer.connect(d.p2pPort);
-    assert.deepEqual(await permissions(), [['mempool', 'addr']], 'the permissions of both entries');
+    assert.deepEqual(await permissions(), [['noban', 'forcerelay', 'relay', 'mempool', 'download', 'addr']]);
     reader.send({ command: 'mempool' });
     await waitUntil('the mempool is listed', async () => announced(reader, listed));
     reader.close();
+    await d.stop();
+
+    // bloomfilter: Core offers such a peer NODE_BLOOM, which makes its mempool request welcome.
+    await d.start(['-whitelist=bloom@127.0.0.1']);
+    const filtered = await waiting();
+    const bloom = await TestPeer.connect(d.p2pPort);
+    assert.deepEqual(await permissions(), [['bloomfilter']]);
+    bloom.send({ command: 'mempool' });
+    await waitUntil('the mempool is listed', async () => announced(bloom, filtered));
+    bloom.close();
     await d.stop();
   });
 

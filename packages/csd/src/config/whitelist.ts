@@ -45,7 +45,7 @@ export function parseWhitelistEntry(value: string): WhitelistEntry | string {
   for (const word of value.slice(0, at).split(',')) {
     if (word === 'in') inbound = true;
     else if (word === 'out') outbound = true;
-    else if (GRANTS[word]) for (const p of GRANTS[word]) granted.add(p);
+    else if (Object.hasOwn(GRANTS, word)) for (const p of GRANTS[word]!) granted.add(p);
     else if (word !== '') return `'${word}' is not a P2P permission (${Object.keys(GRANTS).join(', ')}, in, out)`;
   }
   if (granted.size === 0 && (inbound || outbound)) return `only a direction is set, no permission: '${value}'`;

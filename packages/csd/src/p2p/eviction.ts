@@ -1,6 +1,6 @@
 /**
  * Which inbound peer to drop when a new one arrives and the inbound slots are full (Core's
- * SelectNodeToEvict, without the network-type reservations): whitelisted peers are kept; then
+ * SelectNodeToEvict, without the network-type reservations): noban peers are kept; then
  * the 4 peers of the most distinct address groups, the 8 fastest by best ping, the 4 that most
  * recently relayed a new transaction and the 4 that most recently relayed a new block; then the
  * older half of the rest. Of what remains, the group with the most peers loses its youngest;

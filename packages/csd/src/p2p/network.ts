@@ -167,7 +167,7 @@ export class Network {
 
   /**
    * A protocol violation (Core's Misbehaving since v27: no score, one strike): disconnect, and
-   * discourage the address unless the peer is whitelisted or was added by the operator.
+   * discourage the address unless the peer has -whitelist's noban or was added by the operator.
    */
   private misbehaving(peer: Peer, reason: string): void {
     const exempt = peer.noban || peer.type === 'manual';
@@ -194,6 +194,7 @@ export class Network {
       peer.send({ command: 'getaddr' });
     }
     this.txs.sendFeeFilter(state, Date.now());
+    this.txs.peerReady(state, Date.now());
     this.sync.requestHeaders(state);
     if (state.getaddrAnswered && peer.type === 'manual' && state.target === null) {
       // A seednode connection: once it has told us its addresses there is nothing more to do.
@@ -321,9 +322,10 @@ export class Network {
         return;
       case 'mempool':
         // BIP35 lists the whole mempool, which the trickle's delays exist to hide: as in Core
-        // without bloom filters, only a peer with the mempool permission is answered, and one
-        // without noban either is disconnected.
-        if (state.peer.permissions.has('mempool')) this.txs.onMempoolRequest(state);
+        // without bloom filters, only a peer with the mempool permission is answered (or an
+        // inbound one with bloomfilter, to which Core offers NODE_BLOOM), and one without noban
+        // either is disconnected.
+        if (state.peer.permissions.has('mempool') || (state.peer.inbound && state.peer.permissions.has('bloomfilter'))) this.txs.onMempoolRequest(state);
         else if (!state.peer.noban) state.peer.close('mempool request without the mempool permission');
         return;
       case 'addr':

@@ -82,7 +82,8 @@ export class TxRelay {
     if (!isTx) return null;
     const known = item.type === MSG_WTX ? mempool.byWtxid(hashHex) : mempool.get(hashHex);
     if (known || this.recentRejects.has(hashHex) || this.orphans.has(hashHex) || this.txRequested.has(hashHex)) return null;
-    if (state.txRequests >= MAX_TX_REQUESTS_PER_PEER) return null;
+    // Core lifts the cap for a peer with the relay permission.
+    if (state.txRequests >= MAX_TX_REQUESTS_PER_PEER && !state.peer.permissions.has('relay')) return null;
     state.txRequests++;
     this.txRequested.set(hashHex, { peer: state.peer.id, at: Date.now() });
     return { type: item.type === MSG_WTX ? MSG_WTX : MSG_WITNESS_TX, hash: item.hash };
@@ -182,15 +183,32 @@ export class TxRelay {
   }
 
   /**
+   * The handshake is done: the peer's trickle clock starts, and from now on it is told of new
+   * transactions. As in Core, not before: the first announcement would otherwise go out at once,
+   * and tell a spy which transactions arrived during the handshake.
+   */
+  peerReady(state: PeerState, nowMs: number): void {
+    this.schedule(state, nowMs);
+  }
+
+  private schedule(s: PeerState, nowMs: number): void {
+    s.nextTrickle = s.peer.inbound ? this.inboundTrickle(nowMs) : nowMs + poissonDelay(OUTBOUND_TRICKLE_MS);
+  }
+
+  /**
    * Sends each peer its queued transactions at Poisson-distributed times, ordered parents first and
    * fee-filtered. A whitelisted (noban) peer gets them at once, as Core does: the delay hides a
-   * transaction's origin from spies, which a peer one trusts is not.
+   * transaction's origin from spies, which a peer one trusts is not. A peer's time that has come
+   * is drawn again whether or not anything was queued, so a transaction after a quiet spell waits
+   * as long as any other.
    */
   trickle(nowMs: number): void {
     const { mempool } = this.deps;
     for (const s of this.deps.peers.values()) {
-      if (s.txQueue.size === 0 || (nowMs < s.nextTrickle && !s.peer.noban)) continue;
-      s.nextTrickle = s.peer.inbound ? this.inboundTrickle(nowMs) : nowMs + poissonDelay(OUTBOUND_TRICKLE_MS);
+      if (!s.peer.handshakeDone) continue;
+      const due = s.nextTrickle <= nowMs;
+      if (due) this.schedule(s, nowMs);
+      if (s.txQueue.size === 0 || !(due || s.peer.noban)) continue;
       const entries = [...s.txQueue].map((txid) => mempool.get(txid)).filter((e) => e !== undefined);
       entries.sort((a, b) => a.sequence - b.sequence);
       const items: InvItem[] = [];
@@ -215,10 +233,9 @@ export class TxRelay {
     return this.nextInboundTrickle;
   }
 
-  /** BIP35 mempool: every pool transaction goes into the peer's queue, announced at the next tick. */
+  /** BIP35 mempool: every pool transaction goes into the peer's queue, announced at its next trickles, as in Core. */
   onMempoolRequest(state: PeerState): void {
     for (const e of this.deps.mempool.entries()) state.txQueue.add(e.txid);
-    state.nextTrickle = 0;
   }
 }
 

@@ -44,6 +44,8 @@ test("each word grants what it does in Core: noban implies download, forcerelay 
 
 test("Core's refusals: an unknown word, a direction without a permission, a bad subnet", () => {
   assert.match(parseWhitelistEntry('nobanx@127.0.0.1') as string, /'nobanx' is not a P2P permission/);
+  for (const word of ['constructor', 'toString', '__proto__', 'hasOwnProperty'])
+    assert.match(parseWhitelistEntry(`${word}@127.0.0.1`) as string, /is not a P2P permission/, word);
   assert.match(parseWhitelistEntry('out@127.0.0.1') as string, /only a direction is set/);
   assert.match(parseWhitelistEntry('in,out@127.0.0.1') as string, /only a direction is set/);
   assert.equal(typeof parseWhitelistEntry('noban@300.0.0.1'), 'string');
