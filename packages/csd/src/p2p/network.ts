@@ -325,7 +325,8 @@ export class Network {
         // without bloom filters, only a peer with the mempool permission is answered (or an
         // inbound one with bloomfilter, to which Core offers NODE_BLOOM), and one without noban
         // either is disconnected.
-        if (state.peer.permissions.has('mempool') || (state.peer.inbound && state.peer.permissions.has('bloomfilter'))) this.txs.onMempoolRequest(state);
+        if (state.peer.permissions.has('mempool') || (state.peer.inbound && state.peer.permissions.has('bloomfilter')))
+          this.txs.onMempoolRequest(state);
         else if (!state.peer.noban) state.peer.close('mempool request without the mempool permission');
         return;
       case 'addr':
