@@ -29,7 +29,7 @@ const server = createServer((s) => {
 function writeAll(): void {
   const cpu = process.cpuUsage();
   const now = Number(process.hrtime.bigint());
-  const started = news > 0 ? news : now;
+  const started = news;
   news = 0;
   for (const s of sockets) s.write(line);
   const loopMs = (Number(process.hrtime.bigint()) - now) / 1e6;

@@ -18,10 +18,11 @@
 //       building the job and all else the pool does. Both sides stamp their own news, as csd's
 //       hashblock reaches this process 1-8 ms after csd's new tip, often after the pool has begun
 //       writing. Either csd does its block work (the solve, the commits, the template, the
-//       replies) while the loop and the receivers run. Each side's receivers get one line per
-//       pair of rounds: how long a socket was quiet decides whether its peer ACKs each segment at
-//       once, in the writer's own loop, or later (Linux's quick-ACK mode), and a second write to
-//       the floor's receivers between the pool's rounds once made the floor's loop 20-40% cheaper
+//       replies) while the loop and the receivers run. Every round starts after a pause, so that
+//       each side's receivers have been quiet for longer than Linux's least retransmission
+//       timeout, as a pool's miners are between jobs: how long a socket was quiet decides whether
+//       its peer ACKs each segment at once, in the writer's own loop, or later (quick-ACK mode),
+//       and writing to sockets written to a round before once made the floor's loop 21% cheaper
 //       in CPU than the same loop in the pool (docs/pool-performance.md);
 //   (c) the pool process's memory per connected idle miner (RSS growth / miners).
 // Regtest shares are (48,5). POOL_BENCH_VERIFY_THREADS (default 1) sets -verifythreads and the
@@ -52,10 +53,13 @@ const MINERS = 1000;
 const FANOUT_ROUNDS = 150;
 /** Rounds of each kind before the measured ones: the first few broadcasts of either side run up to twice as long. */
 const FANOUT_WARMUP_ROUNDS = 3;
+/** Before every (b) round: longer than Linux's least retransmission timeout (TCP_RTO_MIN, 200 ms). */
+const QUIET_MS = 300;
 const SHARE_GOAL = 0.8;
 const FANOUT_GOAL = 1.05;
 
 const verdict = (pass: boolean) => (pass ? 'PASS' : 'MISS');
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** CPU ms a process (or one of its threads: the main thread's id is the process's) has used, from /proc (10 ms ticks). */
 const cpuMs = (pid: number, tid?: number) => {
@@ -135,6 +139,7 @@ async function startFloorWriter(line: string, node: Daemon, zmq: string, address
   return {
     /** One round on a new block: each receiver's latency (ms) from the writer's news of it, and the loop's wall and CPU time (ms). */
     async block(): Promise<{ latencies: number[]; beforeMs: number; loopMs: number; cpuMs: number }> {
+      await sleep(QUIET_MS);
       const { received } = await receivers.arm();
       const started = nextMessage<{ started: number; beforeMs: number; loopMs: number; cpuMs: number }>(
         writer,
@@ -199,11 +204,11 @@ try {
   // Memory first, on a fresh process; then job fan-out to the same miners; then shares.
   const lines: string[] = [];
   // (c) Memory per idle miner: RSS before and after 1,000 subscribed, authorized miners.
-  await new Promise((r) => setTimeout(r, 500));
+  await sleep(500);
   const rssBefore = rssKb(pid);
   const miners = startReceivers(pool.ports!.plain, `${address}.m`);
   await miners.ready;
-  await new Promise((r) => setTimeout(r, 1000));
+  await sleep(1000);
   const rssAfter = rssKb(pid);
   const rssLine = `(c) memory per idle miner: ${((rssAfter - rssBefore) / MINERS).toFixed(1)} KiB (RSS ${rssBefore} -> ${rssAfter} KiB for ${MINERS} miners)`;
 
@@ -218,6 +223,7 @@ try {
   const unixMinusMonotonicMs = performance.timeOrigin + performance.now() - Number(process.hrtime.bigint()) / 1e6;
   /** One round: each miner's latency (ms) from the pool's first news of the block; its write loop's wall and CPU time. */
   const poolRound = async () => {
+    await sleep(QUIET_MS);
     const { received } = await miners.arm();
     const asked = Number(process.hrtime.bigint()) / 1e6;
     await node.call('generatetoaddress', 1, address);
