@@ -41,3 +41,14 @@ test('a closed connection leaves; the last pool socket takes its place', () => {
   audience.remove(miners[0]);
   assert.equal(audience.pool.length, 0);
 });
+
+test('a connection that ended or closed while its authorize waited for the node never joins', () => {
+  const audience = new JobAudience();
+  const [pool, solo] = [authorized(''), authorized('t1solo')];
+  pool.closed = true;
+  solo.closed = true;
+  audience.add(pool);
+  audience.add(solo);
+  assert.equal(audience.pool.length, 0);
+  assert.equal(audience.solo.size, 0);
+});

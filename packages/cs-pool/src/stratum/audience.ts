@@ -16,9 +16,13 @@ export class JobAudience {
   private readonly at = new Map<Connection, number>();
   private readonly soloConnections = new Set<Connection>();
 
-  /** A connection whose payout its first authorize has just fixed. */
+  /**
+   * A connection whose payout its first authorize has just fixed. One that ended or closed while
+   * its authorize waited for the node does not join: nothing would remove it again.
+   */
   add(c: Connection): void {
     if (c.payout === null) throw new Error('a connection joins the job audience once its payout is fixed');
+    if (c.closed) return;
     if (c.payout !== '') {
       this.soloConnections.add(c);
       return;

@@ -67,7 +67,8 @@ export interface MethodsDeps {
 }
 
 export class StratumMethods {
-  private readonly notifyLines = new WeakMap<Job, [NotifyLine, NotifyLine]>();
+  /** Each job's two notify lines (clean_jobs false, true), each encoded when first needed: a new block's broadcast waits for one only. */
+  private readonly notifyLines = new WeakMap<Job, [NotifyLine | null, NotifyLine | null]>();
 
   constructor(private readonly deps: MethodsDeps) {}
 
@@ -165,14 +166,16 @@ export class StratumMethods {
   private notifyLine(job: Job, clean: boolean): NotifyLine {
     let lines = this.notifyLines.get(job);
     if (!lines) {
-      const line = (cleanJobs: boolean) => {
-        const text = encodeNotification('mining.notify', notifyParams(job, cleanJobs));
-        return { bytes: Buffer.from(text), text };
-      };
-      lines = [line(false), line(true)];
+      lines = [null, null];
       this.notifyLines.set(job, lines);
     }
-    return lines[clean ? 1 : 0];
+    const i = clean ? 1 : 0;
+    let line = lines[i];
+    if (!line) {
+      const text = encodeNotification('mining.notify', notifyParams(job, clean));
+      line = lines[i] = { bytes: Buffer.from(text), text };
+    }
+    return line;
   }
 
   private submit(c: Connection, id: StratumId, params: readonly unknown[]): Promise<void> {

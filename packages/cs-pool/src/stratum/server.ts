@@ -172,7 +172,7 @@ export class StratumServer {
   async close(): Promise<void> {
     if (this.sweepTimer) clearInterval(this.sweepTimer);
     const reconnect = encodeNotification('client.reconnect', []);
-    for (const c of this.connections) c.end(reconnect);
+    for (const c of this.connections) this.end(c, reconnect);
     // Miners get a moment to read client.reconnect and hang up; one that does not is cut off.
     const cutOff = setTimeout(() => {
       for (const c of this.connections) c.socket.destroy();
@@ -206,6 +206,8 @@ export class StratumServer {
     loginTimer.unref();
     socket.on('data', (chunk: string) => this.onData(c, chunk));
     socket.on('error', () => {});
+    // The miner hung up its side, so ours is ending too (no half-open sockets): no more jobs.
+    socket.on('end', () => this.audience.remove(c));
     socket.on('close', () => {
       clearTimeout(loginTimer);
       this.onClose(c);
@@ -232,16 +234,26 @@ export class StratumServer {
     if (c.closed) return;
     const banned = this.bans.strike(c.ip, kind, Date.now());
     this.log.warn({ ip: c.ip, reason, banned }, banned ? 'connection cut, IP banned' : 'connection cut');
-    c.end(encodeError(null, new StratumError(StratumErrorCode.OTHER, reason)));
+    this.end(c, encodeError(null, new StratumError(StratumErrorCode.OTHER, reason)));
     // Not waiting for the miner to hang up: what it sends now is not read.
     setImmediate(() => c.socket.destroy());
+  }
+
+  /**
+   * The connection's last line, then its end. It leaves the job audience first: a job written
+   * after the end would destroy the socket before the miner has read that line, and a broadcast
+   * then need not ask each socket whether it has ended.
+   */
+  private end(c: Connection, line: string): void {
+    this.audience.remove(c);
+    c.end(line);
   }
 
   /** A login answered with error 24: a strike, and the connection cut if that bans its IP. */
   private refusedLogin(c: Connection): void {
     if (this.bans.strike(c.ip, 'login', Date.now())) {
       this.log.warn({ ip: c.ip }, 'too many refused logins, IP banned');
-      c.end('');
+      this.end(c, '');
       setImmediate(() => c.socket.destroy());
     }
   }
@@ -327,8 +339,7 @@ export class StratumServer {
     const started = performance.now();
     const cpu = process.cpuUsage();
     const pool = this.methods.poolJobLine(clean).bytes;
-    // An ended socket is still sending its last line (Connection.end); writing to it would destroy it.
-    for (const s of this.audience.pool) if (!s.writableEnded) s.write(pool);
+    for (const s of this.audience.pool) s.write(pool);
     for (const c of this.audience.solo) c.sendNow(this.methods.jobLine(c, clean)!.bytes);
     this.stats.jobFanoutMs = performance.now() - started;
     const used = process.cpuUsage(cpu);
