@@ -3,11 +3,11 @@ import type { Connection } from './connection.ts';
 
 /**
  * Who a job broadcast writes to, from each connection's first authorize (which fixes its payout)
- * until it ends (its last line sent, or the miner hung up) or closes. Pool miners all get the same notify line, so their sockets are kept in a dense
- * array, and a broadcast reads nothing else per miner. Walking the connections instead reads one
- * more object per miner, spread over the pool's heap: in runs alternating the two, the array was
- * up to 2–4% nearer a bare write of the same bytes (docs/pool-performance.md). Solo miners each
- * get a line of their own.
+ * until it ends (its last line sent, or the miner hung up) or closes. Pool miners all get the same
+ * notify line, so their sockets are kept in a dense array, and a broadcast reads nothing else per
+ * miner. Walking the connections instead reads one more object per miner, spread over the pool's
+ * heap: in runs alternating the two, the array was up to 2–4% nearer a bare write of the same
+ * bytes (docs/pool-performance.md). Solo miners each get a line of their own.
  */
 export class JobAudience {
   private readonly sockets: Socket[] = [];
