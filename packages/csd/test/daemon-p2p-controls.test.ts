@@ -1,6 +1,7 @@
 // Network controls on real csd processes with a scripted peer: a peer withholding blocks on a
 // short chain (the download moves to a peer that has them, long before the window fills or the
-// 10-minute block timeout), setnetworkactive, and discouraged addresses made visible.
+// 10-minute block timeout), setnetworkactive, discouraged addresses made visible, and setban of a
+// noban peer's address.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
@@ -107,6 +108,19 @@ describe('network controls', { concurrency: false }, () => {
     assert.deepEqual(await c.call('listbanned'), []);
     assert.equal(await flagged(), false);
     again.close();
+    await c.stop();
+  });
+
+  test('setban disconnects every peer in the subnet, a noban one too, which noban then lets connect again, as in Core', async () => {
+    const c = node();
+    daemons.push(c);
+    await c.start(['-whitelist=noban@127.0.0.1']);
+    const trusted = await TestPeer.connect(c.p2pPort);
+    await c.call('setban', '127.0.0.1', 'add');
+    await trusted.waitClosed();
+    const back = await TestPeer.connect(c.p2pPort);
+    assert.equal((await c.call<Json[]>('getpeerinfo')).length, 1, 'connected again despite the ban');
+    back.close();
     await c.stop();
   });
 });

@@ -408,10 +408,13 @@ export class Network {
     return false;
   }
 
-  /** setban add: bans the subnet and disconnects the peers in it. */
+  /**
+   * setban add: bans the subnet and disconnects every peer in it, as Core's DisconnectNode(subnet)
+   * does; a noban peer among them may connect again, since noban lets it past the ban.
+   */
   ban(subnet: string, until: number): boolean {
     if (!this.banlist.ban(subnet, until)) return false;
-    for (const s of this.peers.values()) if (!s.peer.noban && this.banlist.isBanned(s.peer.address.host)) s.peer.close('banned');
+    for (const s of this.peers.values()) if (this.banlist.isBanned(s.peer.address.host)) s.peer.close('banned');
     void this.save();
     return true;
   }
