@@ -23,12 +23,26 @@ const GRANTS: Readonly<Record<string, readonly Permission[]>> = {
   all: PERMISSIONS,
 };
 
+/** The permissions `words` grant with what they imply, in Core's order. */
+function grant(words: readonly string[]): Permission[] {
+  const granted = new Set(words.flatMap((w) => GRANTS[w] ?? []));
+  return PERMISSIONS.filter((p) => granted.has(p));
+}
+
+/**
+ * Core's implicit permissions, those of an entry without '@': noban and mempool, and relay and
+ * forcerelay as -whitelistrelay and -whitelistforcerelay say.
+ */
+export function implicitPermissions(o: { readonly relay: boolean; readonly forcerelay: boolean }): Permission[] {
+  return grant(['noban', 'mempool', ...(o.relay ? ['relay'] : []), ...(o.forcerelay ? ['forcerelay'] : [])]);
+}
+
 export interface WhitelistEntry {
   readonly subnet: string;
   readonly inbound: boolean;
   readonly outbound: boolean;
   readonly permissions: readonly Permission[];
-  /** No '@': Core's implicit permissions (noban, mempool, and relay or forcerelay as -whitelistrelay and -whitelistforcerelay say). */
+  /** No '@': Core's implicit permissions (implicitPermissions). */
   readonly implicit: boolean;
 }
 
@@ -41,13 +55,13 @@ export function parseWhitelistEntry(value: string): WhitelistEntry | string {
   if (at < 0) return { subnet, inbound: true, outbound: false, permissions: [], implicit: true };
   let inbound = false;
   let outbound = false;
-  const granted = new Set<Permission>();
+  const words: string[] = [];
   for (const word of value.slice(0, at).split(',')) {
     if (word === 'in') inbound = true;
     else if (word === 'out') outbound = true;
-    else if (Object.hasOwn(GRANTS, word)) for (const p of GRANTS[word]!) granted.add(p);
+    else if (Object.hasOwn(GRANTS, word)) words.push(word);
     else if (word !== '') return `'${word}' is not a P2P permission (${Object.keys(GRANTS).join(', ')}, in, out)`;
   }
-  if (granted.size === 0 && (inbound || outbound)) return `only a direction is set, no permission: '${value}'`;
-  return { subnet, inbound: inbound || !outbound, outbound, permissions: PERMISSIONS.filter((p) => granted.has(p)), implicit: false };
+  if (words.length === 0 && (inbound || outbound)) return `only a direction is set, no permission: '${value}'`;
+  return { subnet, inbound: inbound || !outbound, outbound, permissions: grant(words), implicit: false };
 }

@@ -1,6 +1,6 @@
 /** -whitelist entries (config/whitelist.ts) as the connections apply them. */
 import { AllowList } from '@cs/runtime/config';
-import { type Permission, parseWhitelistEntry } from '../config/whitelist.ts';
+import { implicitPermissions, type Permission, parseWhitelistEntry } from '../config/whitelist.ts';
 
 export type Permissions = ReadonlySet<Permission>;
 export const NO_PERMISSIONS: Permissions = new Set();
@@ -23,9 +23,7 @@ export class Whitelist {
   private readonly ranges: readonly Range[];
 
   constructor(values: readonly string[], implicit: ImplicitRelay) {
-    const implied: Permission[] = ['noban', 'download', 'mempool'];
-    if (implicit.relay) implied.push('relay');
-    if (implicit.forcerelay) implied.push('forcerelay', 'relay');
+    const implied = implicitPermissions(implicit);
     this.ranges = values.map((v) => {
       const e = parseWhitelistEntry(v);
       if (typeof e === 'string') throw new Error(`Invalid -whitelist ${v}: ${e}`);
