@@ -31,6 +31,7 @@
 import { type ChildProcess, fork } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { connect } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import type { Worker } from 'node:worker_threads';
 import { startWorker } from '@cs/runtime/worker';
@@ -59,7 +60,6 @@ const SHARE_GOAL = 0.8;
 const FANOUT_GOAL = 1.05;
 
 const verdict = (pass: boolean) => (pass ? 'PASS' : 'MISS');
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** CPU ms a process (or one of its threads: the main thread's id is the process's) has used, from /proc (10 ms ticks). */
 const cpuMs = (pid: number, tid?: number) => {
