@@ -40,6 +40,8 @@ import { PoolProcess, startNode } from '../packages/cs-pool/test/pool-harness.ts
 import { median, percentile } from './lib/stats.ts';
 
 const VERIFY_THREADS = Number(process.env.POOL_BENCH_VERIFY_THREADS ?? 1);
+/** -stratumprocesses: one socket process per core of these machines. */
+const SOCKET_PROCESSES = Number(process.env.POOL_BENCH_STRATUM_PROCESSES ?? 2);
 const CONNECTIONS = 4;
 /** Per connection and round: 1,200 shares a round, a few hundred milliseconds of checks. */
 const SHARES_PER_ROUND = 300;
@@ -69,6 +71,15 @@ const cpuMs = (pid: number, tid?: number) => {
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
 };
 const rssKb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]);
+/** The pool's process and its socket processes, whose memory and CPU are the pool's too. */
+const poolPids = (pid: number) => [
+  pid,
+  ...readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8')
+    .split(' ')
+    .filter((p) => p !== '')
+    .map(Number),
+];
+const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
 
 const profileDir = process.env.POOL_BENCH_PROFILE ?? null;
 const execArgv = ['--conditions=@cs/source', '--import', 'tsx', ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [])];
@@ -195,6 +206,7 @@ const pool = new PoolProcess(node, zmq, [
   '-txrefresh=3600',
   '-processinterval=30',
   `-verifythreads=${VERIFY_THREADS}`,
+  `-stratumprocesses=${SOCKET_PROCESSES}`,
 ]);
 if (profileDir) pool.nodeArgs = ['--cpu-prof', `--cpu-prof-dir=${profileDir}`];
 await pool.start();
@@ -205,11 +217,11 @@ try {
   const lines: string[] = [];
   // (c) Memory per idle miner: RSS before and after 1,000 subscribed, authorized miners.
   await sleep(500);
-  const rssBefore = rssKb(pid);
+  const rssBefore = sum(poolPids(pid).map(rssKb));
   const miners = startReceivers(pool.ports!.plain, `${address}.m`);
   await miners.ready;
   await sleep(1000);
-  const rssAfter = rssKb(pid);
+  const rssAfter = sum(poolPids(pid).map(rssKb));
   const rssLine = `(c) memory per idle miner: ${((rssAfter - rssBefore) / MINERS).toFixed(1)} KiB (RSS ${rssBefore} -> ${rssAfter} KiB for ${MINERS} miners)`;
 
   // (b) Rounds of a new block to the pool's miners, alternating with rounds of the bare loop.
@@ -303,9 +315,9 @@ try {
   let poolMainCpu = 0;
   let floorCpu = 0;
   const poolShares = async (r: number) => {
-    const [cpu0, main0] = [cpuMs(pid), cpuMs(pid, pid)];
+    const [cpu0, main0] = [sum(poolPids(pid).map((p) => cpuMs(p))), cpuMs(pid, pid)];
     poolRates.push((perRound / (await send(r))) * 1000);
-    poolCpu += cpuMs(pid) - cpu0;
+    poolCpu += sum(poolPids(pid).map((p) => cpuMs(p))) - cpu0;
     poolMainCpu += cpuMs(pid, pid) - main0;
   };
   const floorShares = async (r: number) => {

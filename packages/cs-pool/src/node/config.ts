@@ -192,6 +192,15 @@ export const POOL_OPTIONS = {
     min: 0,
     max: 64,
   }),
+  stratumprocesses: integer({
+    category: 'stratum',
+    arg: '<n>',
+    description:
+      "Child processes holding the miners' sockets, so that a new job is written to them by as many loops at once, one per core; every decision stays in the pool's process (0: it holds them itself).",
+    default: 0,
+    min: 0,
+    max: 64,
+  }),
   maxconnections: integer({ category: 'stratum', arg: '<n>', description: 'Stratum connections in all.', default: 10_000, min: 1 }),
   maxperip: integer({ category: 'stratum', arg: '<n>', description: 'Stratum connections per IP address.', default: 256, min: 1 }),
   bantime: decimal({ category: 'stratum', arg: '<seconds>', description: 'Seconds an IP stays banned once it is.', default: 600, min: 0 }),

@@ -143,6 +143,7 @@ export class Pool {
         sessionTtlMs: 10 * 60_000,
         instance: o.str('instanceid') === '' ? null : o.num('instanceid', 0, 255),
         verifyThreads: o.num('verifythreads', 0, 64),
+        socketProcesses: o.num('stratumprocesses', 0, 64),
       },
       net,
       jobs,

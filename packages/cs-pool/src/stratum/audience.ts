@@ -1,5 +1,5 @@
-import type { Socket } from 'node:net';
-import type { Connection } from './connection.ts';
+import type { Connection, MinerSocket } from './connection.ts';
+import { RemoteSocket } from './socket-processes.ts';
 
 /**
  * Who a job broadcast writes to, from each connection's first authorize (which fixes its payout)
@@ -7,10 +7,11 @@ import type { Connection } from './connection.ts';
  * notify line, so their sockets are kept in a dense array, and a broadcast reads nothing else per
  * miner. Walking the connections instead reads one more object per miner, spread over the pool's
  * heap: in runs alternating the two, the array was up to 2–4% nearer a bare write of the same
- * bytes (docs/pool-performance.md). Solo miners each get a line of their own.
+ * bytes (docs/pool-performance.md). A socket held by a socket process (-stratumprocesses) is in
+ * that process's audience instead. Solo miners each get a line of their own.
  */
 export class JobAudience {
-  private readonly sockets: Socket[] = [];
+  private readonly sockets: MinerSocket[] = [];
   /** The connection of each entry of `sockets`, at the same index. */
   private readonly owners: Connection[] = [];
   private readonly at = new Map<Connection, number>();
@@ -27,6 +28,7 @@ export class JobAudience {
       this.soloConnections.add(c);
       return;
     }
+    if (c.socket instanceof RemoteSocket) return c.socket.broadcasts(true);
     if (this.at.has(c)) return;
     this.at.set(c, this.sockets.length);
     this.sockets.push(c.socket);
@@ -36,6 +38,7 @@ export class JobAudience {
   /** A connection that closed; the last entry takes its place. */
   remove(c: Connection): void {
     this.soloConnections.delete(c);
+    if (c.socket instanceof RemoteSocket) return c.socket.broadcasts(false);
     const i = this.at.get(c);
     if (i === undefined) return;
     this.at.delete(c);
@@ -49,8 +52,8 @@ export class JobAudience {
     this.owners.pop();
   }
 
-  /** The sockets of the pool's miners. */
-  get pool(): readonly Socket[] {
+  /** The sockets of the pool's miners held by this process. */
+  get pool(): readonly MinerSocket[] {
     return this.sockets;
   }
 

@@ -1,4 +1,3 @@
-import type { Socket } from 'node:net';
 import { LineSplitter } from '@cs/stratum';
 import type { WorkerStats } from '../api/stats.ts';
 import type { Vardiff } from './vardiff.ts';
@@ -17,6 +16,22 @@ export interface Login {
   readonly worker: string;
   readonly solo: boolean;
   readonly stats: WorkerStats;
+}
+
+/**
+ * What the server uses of a miner's socket: a net.Socket or tls.TLSSocket of this process, or a
+ * RemoteSocket held by a socket process (-stratumprocesses). 'data' carries text.
+ */
+export interface MinerSocket {
+  write(data: string | Uint8Array): boolean;
+  end(data: string): unknown;
+  destroy(): unknown;
+  pause(): unknown;
+  resume(): unknown;
+  isPaused(): boolean;
+  readonly destroyed: boolean;
+  on(event: 'data', listener: (chunk: string) => void): unknown;
+  on(event: 'end' | 'close', listener: () => void): unknown;
 }
 
 export const NO_LINES: readonly string[] = Object.freeze([]);
@@ -50,7 +65,7 @@ export class Connection {
   worth = { target: -1n, difficulty: 0, weight: 0n };
 
   constructor(
-    readonly socket: Socket,
+    readonly socket: MinerSocket,
     readonly ip: string,
     readonly port: ConnectionPort,
     target: bigint,

@@ -2,7 +2,8 @@
  * The ZIP 301 stratum server: TCP and TLS listeners, one Connection per miner (connection.ts),
  * its requests answered in slices (the methods are in methods.ts), shares' Equihash checks on
  * verifier threads (verifier.ts), job broadcasts, vardiff's idle sweep, bans (bans.ts) and
- * connection limits. Shares that pass validation go to the `onShare` callback
+ * connection limits. With -stratumprocesses the sockets themselves are held by socket processes
+ * (socket-processes.ts) and everything else stays here. Shares that pass validation go to the `onShare` callback
  * (accounting) before the miner hears `true`.
  */
 import { createServer as createTcpServer, type Server, type Socket } from 'node:net';
@@ -24,10 +25,11 @@ import type { Logger } from 'pino';
 import type { PoolStats } from '../api/stats.ts';
 import { type BanConfig, Bans, type Strike } from './bans.ts';
 import { JobAudience } from './audience.ts';
-import { Connection, NO_LINES } from './connection.ts';
+import { Connection, type MinerSocket, NO_LINES } from './connection.ts';
 import type { JobManager } from './jobs.ts';
 import { StratumMethods } from './methods.ts';
 import { Nonce1Allocator } from './nonce1.ts';
+import { SocketProcesses } from './socket-processes.ts';
 import { ShareVerifier } from './verifier.ts';
 import { Vardiff, type VardiffConfig } from './vardiff.ts';
 
@@ -66,6 +68,8 @@ export interface ServerConfig {
   readonly instance: number | null;
   /** Threads checking shares' Equihash solutions; 0 checks them on the main thread. */
   readonly verifyThreads: number;
+  /** Processes holding the miners' sockets; 0 holds them in this one. */
+  readonly socketProcesses: number;
 }
 
 export interface AcceptedShare {
@@ -103,6 +107,9 @@ export class StratumServer {
   private readonly nonces: Nonce1Allocator;
   private readonly methods: StratumMethods;
   private readonly verifier: ShareVerifier;
+  private readonly remote: SocketProcesses | null;
+  /** Resolves the wait of `close` once the last connection has closed. */
+  private onLastClose: (() => void) | null = null;
   private sweepTimer: NodeJS.Timeout | null = null;
   private readonly minTarget: bigint;
   private readonly maxTarget: bigint;
@@ -122,6 +129,7 @@ export class StratumServer {
     this.minTarget = difficultyToTarget(config.vardiff.maxDifficulty, net.powLimit);
     this.maxTarget = difficultyToTarget(config.vardiff.minDifficulty, net.powLimit);
     this.verifier = new ShareVerifier(config.verifyThreads, net.equihash, log);
+    this.remote = config.socketProcesses > 0 ? new SocketProcesses(config.socketProcesses, config.tls, log) : null;
     this.methods = new StratumMethods({
       net,
       jobs,
@@ -146,11 +154,18 @@ export class StratumServer {
     return this.connections.size;
   }
 
+  /** The socket processes' ids (none without -stratumprocesses). */
+  get socketProcessIds(): number[] {
+    return this.remote?.pids ?? [];
+  }
+
   async listen(): Promise<void> {
     for (const port of this.config.ports) {
       if (port.tls && !this.config.tls) throw new Error(`port ${port.port} wants TLS but no certificate is configured`);
-      const server =
-        port.tls && this.config.tls
+      // Socket processes do their TLS handshakes themselves, and must get each socket unread.
+      const server = this.remote
+        ? createTcpServer({ pauseOnConnect: true }, (s) => this.accept(s, port))
+        : port.tls && this.config.tls
           ? createTlsServer({ cert: this.config.tls.cert, key: this.config.tls.key, minVersion: 'TLSv1.2' }, (s) => this.accept(s, port))
           : createTcpServer((s) => this.accept(s, port));
       server.on('error', (e) => this.log.error({ err: e.message, port: port.port }, 'stratum listener error'));
@@ -177,9 +192,13 @@ export class StratumServer {
     const cutOff = setTimeout(() => {
       for (const c of this.connections) c.socket.destroy();
     }, CLOSE_GRACE_MS);
-    await Promise.all(this.servers.map((s) => new Promise((r) => s.close(r))));
+    const allClosed = new Promise<void>((resolve) => {
+      this.onLastClose = resolve;
+      if (this.connections.size === 0) resolve();
+    });
+    await Promise.all([...this.servers.map((s) => new Promise((r) => s.close(r))), allClosed]);
     clearTimeout(cutOff);
-    for (const c of this.connections) c.socket.destroy();
+    await this.remote?.close();
     await this.verifier.close();
   }
 
@@ -192,23 +211,20 @@ export class StratumServer {
       this.log.warn({ ip }, 'connection limit reached');
       return void socket.destroy();
     }
-    socket.setNoDelay(true);
-    socket.setKeepAlive(true, 60_000);
-    socket.setEncoding('utf8');
+    const miner = this.remote ? this.remote.adopt(socket, port.tls) : ownSocket(socket);
     const target = difficultyToTarget(port.difficulty, this.net.powLimit);
     const vardiff = port.vardiff ? new Vardiff({ ...this.config.vardiff, minTarget: this.minTarget, maxTarget: this.maxTarget }, now / 1000) : null;
-    const c = new Connection(socket, ip, port, target, vardiff, now);
+    const c = new Connection(miner, ip, port, target, vardiff, now);
     this.connections.add(c);
     this.perIp.set(ip, (this.perIp.get(ip) ?? 0) + 1);
     const loginTimer = setTimeout(() => {
       if (c.logins.size === 0) c.socket.destroy();
     }, this.config.loginTimeoutMs);
     loginTimer.unref();
-    socket.on('data', (chunk: string) => this.onData(c, chunk));
-    socket.on('error', () => {});
+    miner.on('data', (chunk: string) => this.onData(c, chunk));
     // The miner hung up its side, so ours is ending too (no half-open sockets): no more jobs.
-    socket.on('end', () => this.audience.remove(c));
-    socket.on('close', () => {
+    miner.on('end', () => this.audience.remove(c));
+    miner.on('close', () => {
       clearTimeout(loginTimer);
       this.onClose(c);
     });
@@ -223,6 +239,7 @@ export class StratumServer {
     else this.perIp.set(c.ip, n);
     if (c.nonce1 && c.sessionId) this.nonces.release(c.sessionId, Date.now() + this.config.sessionTtlMs);
     for (const l of c.logins.values()) this.stats.disconnect(l.stats, Date.now());
+    if (this.connections.size === 0) this.onLastClose?.();
   }
 
   /**
@@ -338,8 +355,10 @@ export class StratumServer {
   private broadcastJob(clean: boolean): void {
     const started = performance.now();
     const cpu = process.cpuUsage();
-    const pool = this.methods.poolJobLine(clean).bytes;
+    const line = this.methods.poolJobLine(clean);
+    const pool = line.bytes;
     for (const s of this.audience.pool) s.write(pool);
+    this.remote?.broadcast(line.text);
     for (const c of this.audience.solo) c.sendNow(this.methods.jobLine(c, clean)!.bytes);
     this.stats.jobFanoutMs = performance.now() - started;
     const used = process.cpuUsage(cpu);
@@ -366,4 +385,13 @@ export class StratumServer {
     this.bans.sweep(now);
     this.nonces.expire(now);
   }
+}
+
+/** A socket this process holds itself. */
+function ownSocket(socket: Socket): MinerSocket {
+  socket.setNoDelay(true);
+  socket.setKeepAlive(true, 60_000);
+  socket.setEncoding('utf8');
+  socket.on('error', () => {});
+  return socket;
 }

@@ -1,0 +1,115 @@
+/**
+ * A stratum socket process (socket-processes.ts): holds the miners' sockets the pool's process
+ * hands it, passes on what they send, and writes what the pool says, job broadcasts to its whole
+ * audience in one loop. It decides nothing; it exits with the pool's process (its IPC channel).
+ */
+import type { Socket } from 'node:net';
+import { type SecureContext, TLSSocket, createSecureContext } from 'node:tls';
+import type { FromSocketProcess, ToSocketProcess } from './socket-processes.ts';
+
+const sockets = new Map<number, Socket | TLSSocket>();
+/** The sockets a job broadcast writes to, dense as in the pool's own JobAudience, and their ids. */
+const audience: (Socket | TLSSocket)[] = [];
+const audienceIds: number[] = [];
+const at = new Map<number, number>();
+let tls: SecureContext | null = null;
+
+const send = (m: FromSocketProcess) => {
+  if (process.connected) process.send!(m);
+};
+
+function leave(i: number): void {
+  const k = at.get(i);
+  if (k === undefined) return;
+  at.delete(i);
+  const last = audience.pop()!;
+  const lastId = audienceIds.pop()!;
+  if (k < audience.length) {
+    audience[k] = last;
+    audienceIds[k] = lastId;
+    at.set(lastId, k);
+  }
+}
+
+function hold(i: number, socket: Socket | TLSSocket): void {
+  sockets.set(i, socket);
+  socket.setEncoding('utf8');
+  socket.on('data', (d: string) => send({ t: 'd', i, d }));
+  socket.on('error', () => {});
+  socket.on('end', () => send({ t: 'end', i }));
+  socket.on('close', () => {
+    leave(i);
+    sockets.delete(i);
+    send({ t: 'close', i });
+  });
+}
+
+function adopt(i: number, secure: boolean, socket: Socket): void {
+  socket.setNoDelay(true);
+  socket.setKeepAlive(true, 60_000);
+  if (!secure) {
+    hold(i, socket);
+    socket.resume();
+  } else if (tls) {
+    // The handshake runs here; the pool's process sees only the plaintext.
+    hold(i, new TLSSocket(socket, { isServer: true, secureContext: tls }));
+  } else {
+    socket.destroy();
+    send({ t: 'close', i });
+  }
+}
+
+process.on('message', (m: ToSocketProcess, handle?: Socket) => {
+  switch (m.t) {
+    case 'init':
+      if (m.tls) tls = createSecureContext({ cert: m.tls.cert, key: m.tls.key, minVersion: 'TLSv1.2' });
+      return;
+    case 'c':
+      if (handle) adopt(m.i, m.tls, handle);
+      else send({ t: 'close', i: m.i });
+      return;
+    case 'b': {
+      const line = Buffer.from(m.d);
+      for (const s of audience) s.write(line);
+      return;
+    }
+    case 'quit':
+      for (const s of sockets.values()) s.destroy();
+      process.disconnect();
+      return;
+  }
+  const s = sockets.get(m.i);
+  if (!s) return;
+  switch (m.t) {
+    case 'w':
+      s.write(m.d);
+      return;
+    case 'e':
+      leave(m.i);
+      s.end(m.d);
+      // A paused socket would never read the miner's end of the connection, so never close.
+      s.resume();
+      return;
+    case 'x':
+      s.destroy();
+      return;
+    case 'pause':
+      s.pause();
+      return;
+    case 'resume':
+      s.resume();
+      return;
+    case 'join':
+      if (!at.has(m.i)) {
+        at.set(m.i, audience.length);
+        audience.push(s);
+        audienceIds.push(m.i);
+      }
+      return;
+    case 'leave':
+      leave(m.i);
+      return;
+  }
+});
+// The pool's process is gone (it exited, or was killed): so are its miners' sessions.
+process.on('disconnect', () => process.exit(0));

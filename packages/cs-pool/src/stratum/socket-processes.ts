@@ -1,0 +1,191 @@
+/**
+ * -stratumprocesses: the miners' sockets held by child processes (socket-process-main.ts), so that
+ * a job reaches a thousand miners from several write loops at once, on as many cores. Every
+ * decision stays in the pool's process: it accepts each connection (bans and limits first), hands
+ * the socket over, and then reads, answers and ends it through a RemoteSocket, as it would a
+ * socket of its own. A child only moves bytes: it passes on what a miner sends, writes what the
+ * pool says, and writes a job to every socket the pool has put in its audience. A child that
+ * dies takes its miners' connections with it (they reconnect) and is started again.
+ */
+import type { ChildProcess } from 'node:child_process';
+import { EventEmitter } from 'node:events';
+import type { Socket } from 'node:net';
+import { startProcess } from '@cs/runtime/worker';
+import type { Logger } from 'pino';
+
+/** The pool's process to a socket process; `c` comes with the socket it hands over. */
+export type ToSocketProcess =
+  | { readonly t: 'init'; readonly tls: { readonly cert: string; readonly key: string } | null }
+  | { readonly t: 'c'; readonly i: number; readonly tls: boolean }
+  /** Write, end after writing, destroy. */
+  | { readonly t: 'w' | 'e'; readonly i: number; readonly d: string }
+  | { readonly t: 'x' | 'pause' | 'resume' | 'join' | 'leave'; readonly i: number }
+  /** A job line for every socket of the audience. */
+  | { readonly t: 'b'; readonly d: string }
+  | { readonly t: 'quit' };
+
+/** A socket process to the pool's: what happened on one of its sockets. */
+export type FromSocketProcess = { readonly t: 'd'; readonly i: number; readonly d: string } | { readonly t: 'end' | 'close'; readonly i: number };
+
+/**
+ * A miner's socket held by a socket process: the part of net.Socket the stratum server uses, with
+ * the same events ('data' as text, 'end', 'close'). Writes are queued to the process in order, so
+ * a reply, a job and an end reach the miner as they were written.
+ */
+export class RemoteSocket extends EventEmitter {
+  destroyed = false;
+  private paused = false;
+  private joined = false;
+
+  constructor(
+    private readonly owner: SocketProcess,
+    readonly id: number,
+  ) {
+    super();
+  }
+
+  write(data: string | Uint8Array): boolean {
+    if (!this.destroyed) this.owner.send({ t: 'w', i: this.id, d: typeof data === 'string' ? data : Buffer.from(data).toString() });
+    return true;
+  }
+
+  end(data: string): void {
+    if (!this.destroyed) this.owner.send({ t: 'e', i: this.id, d: data });
+  }
+
+  destroy(): void {
+    if (this.destroyed) return;
+    this.destroyed = true;
+    this.owner.send({ t: 'x', i: this.id });
+  }
+
+  pause(): void {
+    if (this.paused) return;
+    this.paused = true;
+    this.owner.send({ t: 'pause', i: this.id });
+  }
+
+  resume(): void {
+    if (!this.paused) return;
+    this.paused = false;
+    this.owner.send({ t: 'resume', i: this.id });
+  }
+
+  isPaused(): boolean {
+    return this.paused;
+  }
+
+  /** In or out of the audience its process writes every pool job to. */
+  broadcasts(join: boolean): void {
+    if (this.joined === join || this.destroyed) return;
+    this.joined = join;
+    this.owner.send({ t: join ? 'join' : 'leave', i: this.id });
+  }
+
+  /** The socket closed in its process, or the process died. */
+  closed(): void {
+    this.destroyed = true;
+    this.emit('close');
+  }
+}
+
+/** One socket process and the sockets it holds. */
+class SocketProcess {
+  readonly sockets = new Map<number, RemoteSocket>();
+  private readonly child: ChildProcess;
+
+  constructor(
+    tls: { readonly cert: string; readonly key: string } | null,
+    private readonly onExit: (p: SocketProcess, code: number | null, signal: string | null) => void,
+  ) {
+    this.child = startProcess(import.meta.url, 'socket-process-main', [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    this.child.on('message', (m: FromSocketProcess) => this.onMessage(m));
+    // A send to a process that has just died fails here; its exit closes every socket it held.
+    this.child.on('error', () => {});
+    this.child.once('exit', (code, signal) => {
+      for (const s of this.sockets.values()) s.closed();
+      this.sockets.clear();
+      this.onExit(this, code, signal);
+    });
+    this.send({ t: 'init', tls });
+  }
+
+  get pid(): number | undefined {
+    return this.child.pid;
+  }
+
+  send(message: ToSocketProcess, handle?: Socket): void {
+    if (this.child.connected) this.child.send(message, handle);
+  }
+
+  adopt(socket: Socket, id: number, tls: boolean): RemoteSocket {
+    const remote = new RemoteSocket(this, id);
+    this.sockets.set(id, remote);
+    this.send({ t: 'c', i: id, tls }, socket);
+    return remote;
+  }
+
+  private onMessage(m: FromSocketProcess): void {
+    const s = this.sockets.get(m.i);
+    if (!s) return;
+    if (m.t === 'd') s.emit('data', m.d);
+    else if (m.t === 'end') s.emit('end');
+    else {
+      this.sockets.delete(m.i);
+      s.closed();
+    }
+  }
+
+  /** Resolves once the process has exited. */
+  quit(): Promise<void> {
+    if (this.child.exitCode !== null || this.child.signalCode !== null) return Promise.resolve();
+    const exited = new Promise<void>((resolve) => this.child.once('exit', () => resolve()));
+    this.send({ t: 'quit' });
+    return exited;
+  }
+}
+
+export class SocketProcesses {
+  private readonly processes: SocketProcess[] = [];
+  private nextId = 1;
+  private stopping = false;
+
+  constructor(
+    count: number,
+    private readonly tls: { readonly cert: string; readonly key: string } | null,
+    private readonly log: Logger,
+  ) {
+    for (let i = 0; i < count; i++) this.processes.push(this.start());
+  }
+
+  private start(): SocketProcess {
+    return new SocketProcess(this.tls, (p, code, signal) => {
+      if (this.stopping) return;
+      this.log.error({ code, signal }, 'a stratum socket process died; its miners were disconnected, starting it again');
+      this.processes[this.processes.indexOf(p)] = this.start();
+    });
+  }
+
+  /** The process ids, for operators and the bench (their memory and CPU are the pool's too). */
+  get pids(): number[] {
+    return this.processes.map((p) => p.pid).filter((pid) => pid !== undefined);
+  }
+
+  /** Hands an accepted socket (paused since its accept) to the process holding the fewest. */
+  adopt(socket: Socket, tls: boolean): RemoteSocket {
+    let least = this.processes[0];
+    for (const p of this.processes) if (p.sockets.size < least.sockets.size) least = p;
+    return least.adopt(socket, this.nextId++, tls);
+  }
+
+  /** A job line to every socket in the processes' audiences. */
+  broadcast(line: string): void {
+    for (const p of this.processes) p.send({ t: 'b', d: line });
+  }
+
+  /** Stops the processes; their sockets close with them. */
+  async close(): Promise<void> {
+    this.stopping = true;
+    await Promise.all(this.processes.map((p) => p.quit()));
+  }
+}
