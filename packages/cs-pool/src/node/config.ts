@@ -196,7 +196,7 @@ export const POOL_OPTIONS = {
     category: 'stratum',
     arg: '<n>',
     description:
-      "Child processes holding the miners' sockets, so that a new job is written to them by as many loops at once, one per core; every decision stays in the pool's process (0: it holds them itself).",
+      "Child processes holding a share of the miners' sockets each, as the pool's process does, so that a new job is written to them by n + 1 loops at once, one per core; every decision stays in the pool's process (0: it holds them all).",
     default: 0,
     min: 0,
     max: 64,

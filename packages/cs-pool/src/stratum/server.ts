@@ -2,12 +2,12 @@
  * The ZIP 301 stratum server: TCP and TLS listeners, one Connection per miner (connection.ts),
  * its requests answered in slices (the methods are in methods.ts), shares' Equihash checks on
  * verifier threads (verifier.ts), job broadcasts, vardiff's idle sweep, bans (bans.ts) and
- * connection limits. With -stratumprocesses the sockets themselves are held by socket processes
- * (socket-processes.ts) and everything else stays here. Shares that pass validation go to the `onShare` callback
+ * connection limits. With -stratumprocesses, socket processes (socket-processes.ts) hold a share
+ * of the sockets each, as this process does, and everything else stays here. Shares that pass validation go to the `onShare` callback
  * (accounting) before the miner hears `true`.
  */
 import { createServer as createTcpServer, type Server, type Socket } from 'node:net';
-import { createServer as createTlsServer } from 'node:tls';
+import type { SecureContext } from 'node:tls';
 import type { ChainParams } from '@cs/consensus';
 import {
   StratumError,
@@ -29,7 +29,8 @@ import { Connection, type MinerSocket, NO_LINES } from './connection.ts';
 import type { JobManager } from './jobs.ts';
 import { StratumMethods } from './methods.ts';
 import { Nonce1Allocator } from './nonce1.ts';
-import { SocketProcesses } from './socket-processes.ts';
+import { readyMinerSocket, tlsContext } from './miner-socket.ts';
+import { RemoteSocket, SocketProcesses } from './socket-processes.ts';
 import { ShareVerifier } from './verifier.ts';
 import { Vardiff, type VardiffConfig } from './vardiff.ts';
 
@@ -68,7 +69,7 @@ export interface ServerConfig {
   readonly instance: number | null;
   /** Threads checking shares' Equihash solutions; 0 checks them on the main thread. */
   readonly verifyThreads: number;
-  /** Processes holding the miners' sockets; 0 holds them in this one. */
+  /** Processes holding a share of the miners' sockets each, besides this one. */
   readonly socketProcesses: number;
 }
 
@@ -108,6 +109,9 @@ export class StratumServer {
   private readonly methods: StratumMethods;
   private readonly verifier: ShareVerifier;
   private readonly remote: SocketProcesses | null;
+  private readonly tlsContext: SecureContext | null;
+  /** Connections whose sockets this process holds itself. */
+  private heldHere = 0;
   /** Resolves the wait of `close` once the last connection has closed. */
   private onLastClose: (() => void) | null = null;
   private sweepTimer: NodeJS.Timeout | null = null;
@@ -130,6 +134,7 @@ export class StratumServer {
     this.maxTarget = difficultyToTarget(config.vardiff.minDifficulty, net.powLimit);
     this.verifier = new ShareVerifier(config.verifyThreads, net.equihash, log);
     this.remote = config.socketProcesses > 0 ? new SocketProcesses(config.socketProcesses, config.tls, log) : null;
+    this.tlsContext = config.tls ? tlsContext(config.tls) : null;
     this.methods = new StratumMethods({
       net,
       jobs,
@@ -162,12 +167,8 @@ export class StratumServer {
   async listen(): Promise<void> {
     for (const port of this.config.ports) {
       if (port.tls && !this.config.tls) throw new Error(`port ${port.port} wants TLS but no certificate is configured`);
-      // Socket processes do their TLS handshakes themselves, and must get each socket unread.
-      const server = this.remote
-        ? createTcpServer({ pauseOnConnect: true }, (s) => this.accept(s, port))
-        : port.tls && this.config.tls
-          ? createTlsServer({ cert: this.config.tls.cert, key: this.config.tls.key, minVersion: 'TLSv1.2' }, (s) => this.accept(s, port))
-          : createTcpServer((s) => this.accept(s, port));
+      // Unread until it is known who holds the socket (miner-socket.ts), which does the TLS handshake.
+      const server = createTcpServer({ pauseOnConnect: true }, (s) => this.accept(s, port));
       server.on('error', (e) => this.log.error({ err: e.message, port: port.port }, 'stratum listener error'));
       await new Promise<void>((resolve, reject) => {
         server.once('error', reject);
@@ -211,7 +212,9 @@ export class StratumServer {
       this.log.warn({ ip }, 'connection limit reached');
       return void socket.destroy();
     }
-    const miner = this.remote ? this.remote.adopt(socket, port.tls) : ownSocket(socket);
+    const remote = this.remote?.adopt(socket, port.tls, this.heldHere) ?? null;
+    const miner: MinerSocket = remote ?? readyMinerSocket(socket, port.tls ? this.tlsContext : null);
+    if (!remote) this.heldHere++;
     const target = difficultyToTarget(port.difficulty, this.net.powLimit);
     const vardiff = port.vardiff ? new Vardiff({ ...this.config.vardiff, minTarget: this.minTarget, maxTarget: this.maxTarget }, now / 1000) : null;
     const c = new Connection(miner, ip, port, target, vardiff, now);
@@ -233,6 +236,7 @@ export class StratumServer {
   private onClose(c: Connection): void {
     c.closed = true;
     this.connections.delete(c);
+    if (!(c.socket instanceof RemoteSocket)) this.heldHere--;
     this.audience.remove(c);
     const n = (this.perIp.get(c.ip) ?? 1) - 1;
     if (n <= 0) this.perIp.delete(c.ip);
@@ -385,13 +389,4 @@ export class StratumServer {
     this.bans.sweep(now);
     this.nonces.expire(now);
   }
-}
-
-/** A socket this process holds itself. */
-function ownSocket(socket: Socket): MinerSocket {
-  socket.setNoDelay(true);
-  socket.setKeepAlive(true, 60_000);
-  socket.setEncoding('utf8');
-  socket.on('error', () => {});
-  return socket;
 }

@@ -4,7 +4,8 @@
  * audience in one loop. It decides nothing; it exits with the pool's process (its IPC channel).
  */
 import type { Socket } from 'node:net';
-import { type SecureContext, TLSSocket, createSecureContext } from 'node:tls';
+import type { SecureContext, TLSSocket } from 'node:tls';
+import { readyMinerSocket, tlsContext } from './miner-socket.ts';
 import type { FromSocketProcess, ToSocketProcess } from './socket-processes.ts';
 
 const sockets = new Map<number, Socket | TLSSocket>();
@@ -33,9 +34,7 @@ function leave(i: number): void {
 
 function hold(i: number, socket: Socket | TLSSocket): void {
   sockets.set(i, socket);
-  socket.setEncoding('utf8');
   socket.on('data', (d: string) => send({ t: 'd', i, d }));
-  socket.on('error', () => {});
   socket.on('end', () => send({ t: 'end', i }));
   socket.on('close', () => {
     leave(i);
@@ -44,28 +43,14 @@ function hold(i: number, socket: Socket | TLSSocket): void {
   });
 }
 
-function adopt(i: number, secure: boolean, socket: Socket): void {
-  socket.setNoDelay(true);
-  socket.setKeepAlive(true, 60_000);
-  if (!secure) {
-    hold(i, socket);
-    socket.resume();
-  } else if (tls) {
-    // The handshake runs here; the pool's process sees only the plaintext.
-    hold(i, new TLSSocket(socket, { isServer: true, secureContext: tls }));
-  } else {
-    socket.destroy();
-    send({ t: 'close', i });
-  }
-}
-
 process.on('message', (m: ToSocketProcess, handle?: Socket) => {
   switch (m.t) {
     case 'init':
-      if (m.tls) tls = createSecureContext({ cert: m.tls.cert, key: m.tls.key, minVersion: 'TLSv1.2' });
+      if (m.tls) tls = tlsContext(m.tls);
       return;
     case 'c':
-      if (handle) adopt(m.i, m.tls, handle);
+      // The pool's process takes a TLS port's miners only with a certificate, and so has this one.
+      if (handle) hold(m.i, readyMinerSocket(handle, m.tls ? tls : null));
       else send({ t: 'close', i: m.i });
       return;
     case 'b': {
