@@ -40,8 +40,8 @@ import { PoolProcess, startNode } from '../packages/cs-pool/test/pool-harness.ts
 import { median, percentile } from './lib/stats.ts';
 
 const VERIFY_THREADS = Number(process.env.POOL_BENCH_VERIFY_THREADS ?? 1);
-/** -stratumprocesses: with the pool's own process, one socket holder per core of these machines. */
-const SOCKET_PROCESSES = Number(process.env.POOL_BENCH_STRATUM_PROCESSES ?? 1);
+/** -stratumprocesses: one socket process per core of these machines. */
+const SOCKET_PROCESSES = Number(process.env.POOL_BENCH_STRATUM_PROCESSES ?? 2);
 const CONNECTIONS = 4;
 /** Per connection and round: 1,200 shares a round, a few hundred milliseconds of checks. */
 const SHARES_PER_ROUND = 300;

@@ -196,7 +196,7 @@ export const POOL_OPTIONS = {
     category: 'stratum',
     arg: '<n>',
     description:
-      "Child processes holding a share of the miners' sockets each, as the pool's process does, so that a new job is written to them by n + 1 loops at once, one per core; every decision stays in the pool's process (0: it holds them all).",
+      "Child processes holding a share of the miners' sockets each, so that a new job is written to them by n loops at once, one per core; every decision stays in the pool's process (0: it holds them all itself).",
     default: 0,
     min: 0,
     max: 64,

@@ -2,8 +2,8 @@
  * The ZIP 301 stratum server: TCP and TLS listeners, one Connection per miner (connection.ts),
  * its requests answered in slices (the methods are in methods.ts), shares' Equihash checks on
  * verifier threads (verifier.ts), job broadcasts, vardiff's idle sweep, bans (bans.ts) and
- * connection limits. With -stratumprocesses, socket processes (socket-processes.ts) hold a share
- * of the sockets each, as this process does, and everything else stays here. Shares that pass validation go to the `onShare` callback
+ * connection limits. With -stratumprocesses, socket processes (socket-processes.ts) hold the
+ * sockets and everything else stays here. Shares that pass validation go to the `onShare` callback
  * (accounting) before the miner hears `true`.
  */
 import { createServer as createTcpServer, type Server, type Socket } from 'node:net';
@@ -30,7 +30,7 @@ import type { JobManager } from './jobs.ts';
 import { StratumMethods } from './methods.ts';
 import { Nonce1Allocator } from './nonce1.ts';
 import { readyMinerSocket, tlsContext } from './miner-socket.ts';
-import { RemoteSocket, SocketProcesses } from './socket-processes.ts';
+import { SocketProcesses } from './socket-processes.ts';
 import { ShareVerifier } from './verifier.ts';
 import { Vardiff, type VardiffConfig } from './vardiff.ts';
 
@@ -69,7 +69,7 @@ export interface ServerConfig {
   readonly instance: number | null;
   /** Threads checking shares' Equihash solutions; 0 checks them on the main thread. */
   readonly verifyThreads: number;
-  /** Processes holding a share of the miners' sockets each, besides this one. */
+  /** Processes holding a share of the miners' sockets each; 0 holds them all in this one. */
   readonly socketProcesses: number;
 }
 
@@ -110,8 +110,6 @@ export class StratumServer {
   private readonly verifier: ShareVerifier;
   private readonly remote: SocketProcesses | null;
   private readonly tlsContext: SecureContext | null;
-  /** Connections whose sockets this process holds itself. */
-  private heldHere = 0;
   /** Resolves the wait of `close` once the last connection has closed. */
   private onLastClose: (() => void) | null = null;
   private sweepTimer: NodeJS.Timeout | null = null;
@@ -212,9 +210,7 @@ export class StratumServer {
       this.log.warn({ ip }, 'connection limit reached');
       return void socket.destroy();
     }
-    const remote = this.remote?.adopt(socket, port.tls, this.heldHere) ?? null;
-    const miner: MinerSocket = remote ?? readyMinerSocket(socket, port.tls ? this.tlsContext : null);
-    if (!remote) this.heldHere++;
+    const miner: MinerSocket = this.remote ? this.remote.adopt(socket, port.tls) : readyMinerSocket(socket, port.tls ? this.tlsContext : null);
     const target = difficultyToTarget(port.difficulty, this.net.powLimit);
     const vardiff = port.vardiff ? new Vardiff({ ...this.config.vardiff, minTarget: this.minTarget, maxTarget: this.maxTarget }, now / 1000) : null;
     const c = new Connection(miner, ip, port, target, vardiff, now);
@@ -236,7 +232,6 @@ export class StratumServer {
   private onClose(c: Connection): void {
     c.closed = true;
     this.connections.delete(c);
-    if (!(c.socket instanceof RemoteSocket)) this.heldHere--;
     this.audience.remove(c);
     const n = (this.perIp.get(c.ip) ?? 1) - 1;
     if (n <= 0) this.perIp.delete(c.ip);

@@ -1,9 +1,9 @@
 /**
- * -stratumprocesses: the miners' sockets shared out between the pool's process and child processes
- * (socket-process-main.ts), so that a job reaches a thousand miners from several write loops at
- * once, on as many cores. Every decision stays in the pool's process: it accepts each connection
- * (bans and limits first), keeps it or hands the socket over, and reads, answers and ends a
- * handed-over one through a RemoteSocket, as it does a socket of its own. A child only moves bytes: it passes on what a miner sends, writes what the
+ * -stratumprocesses: the miners' sockets held by child processes (socket-process-main.ts), so that
+ * a job reaches a thousand miners from several write loops at once, on as many cores. Every
+ * decision stays in the pool's process: it accepts each connection (bans and limits first), hands
+ * the socket over, and then reads, answers and ends it through a RemoteSocket, as it does a
+ * socket of its own. A child only moves bytes: it passes on what a miner sends, writes what the
  * pool says, and writes a job to every socket the pool has put in its audience. A child that
  * dies takes its miners' connections with it (they reconnect) and is started again.
  */
@@ -175,14 +175,11 @@ export class SocketProcesses {
     return this.processes.map((p) => p.pid).filter((pid) => pid !== undefined);
   }
 
-  /**
-   * Hands an accepted socket (paused since its accept) to the socket process holding the fewest,
-   * unless the pool's process, holding `heldHere`, holds no more than that one: then null.
-   */
-  adopt(socket: Socket, tls: boolean, heldHere: number): RemoteSocket | null {
+  /** Hands an accepted socket (paused since its accept) to the socket process holding the fewest. */
+  adopt(socket: Socket, tls: boolean): RemoteSocket {
     let least = this.processes[0];
     for (const p of this.processes) if (p.sockets.size < least.sockets.size) least = p;
-    return heldHere <= least.sockets.size ? null : least.adopt(socket, this.nextId++, tls);
+    return least.adopt(socket, this.nextId++, tls);
   }
 
   /** A job line to every socket in the processes' audiences. */
