@@ -25,6 +25,8 @@
 //       and writing to sockets written to a round before once made the floor's loop 21% cheaper
 //       in CPU than the same loop in the pool (docs/pool-performance.md);
 //   (c) the pool process's memory per connected idle miner (RSS growth / miners).
+// The pool runs with -stratumprocesses (POOL_BENCH_STRATUM_PROCESSES, default 2): its sockets are
+// held by socket processes, whose memory and CPU count as the pool's in (a) and (c).
 // Regtest shares are (48,5). POOL_BENCH_VERIFY_THREADS (default 1) sets -verifythreads and the
 // floor's thread count; POOL_BENCH_PROFILE=<dir> writes CPU profiles of the pool and the miners.
 //   node --conditions=@cs/source --import tsx bench/pool.ts

@@ -268,7 +268,7 @@ export class ApiServer {
       '# HELP cs_pool_new_block_seen_timestamp_seconds When the pool first heard of that block (Unix time): a pool that hears of no new block for long has lost its node.',
       '# TYPE cs_pool_new_block_seen_timestamp_seconds gauge',
       `cs_pool_new_block_seen_timestamp_seconds ${stats.newBlockSeenAtMs / 1000}`,
-      '# HELP cs_pool_job_fanout_seconds The last job broadcast: writing it to every miner (the rest of hashblock_to_jobs is fetching and building it).',
+      '# HELP cs_pool_job_fanout_seconds The last job broadcast: writing it to every miner, or handing it to the socket processes (the rest of hashblock_to_jobs is fetching and building it).',
       '# TYPE cs_pool_job_fanout_seconds gauge',
       `cs_pool_job_fanout_seconds ${stats.jobFanoutMs / 1000}`,
       '# HELP cs_pool_job_fanout_cpu_seconds CPU time the process used during that broadcast.',
