@@ -2,7 +2,7 @@
 // ports, each with its own temporary directory, driven as an operator and miners would.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, readlinkSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -177,4 +177,25 @@ export async function findBlock(node: Daemon, c: StratumClient, login: string): 
   const hash = s.hash.toString(16).padStart(64, '0');
   await eventually(async () => ((await node.call<string>('getbestblockhash')) === hash ? true : undefined), 'the block on the chain');
   return hash;
+}
+
+/** A pool's socket processes (-stratumprocesses): the children of its main thread. */
+export function socketProcesses(pid: number): number[] {
+  return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8')
+    .split(' ')
+    .filter((p) => p !== '')
+    .map(Number);
+}
+
+/** How many sockets a process has open. */
+export function openSockets(pid: number): number {
+  let n = 0;
+  for (const fd of readdirSync(`/proc/${pid}/fd`)) {
+    try {
+      if (readlinkSync(`/proc/${pid}/fd/${fd}`).startsWith('socket:')) n++;
+    } catch {
+      // Closed between the listing and the look.
+    }
+  }
+  return n;
 }

@@ -1,24 +1,19 @@
 // -stratumprocesses when a process dies: a socket process killed takes only its own miners with
 // it and is started again, and the pool's process killed takes its socket processes with it.
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
+import { connect } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, test } from 'node:test';
 import { REGTEST } from '@cs/consensus';
 import type { Daemon } from '../../csd/test/daemon.ts';
-import { PoolProcess, eventually, startNode } from './pool-harness.ts';
+import { PoolProcess, eventually, socketProcesses as children, startNode } from './pool-harness.ts';
 import { StratumClient } from './stratum-client.ts';
 
 let node: Daemon;
 let zmq: string;
 let address: string;
 const clients: StratumClient[] = [];
-
-/** The pool's socket processes: the children of its main thread. */
-const children = (pid: number) =>
-  readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8')
-    .split(' ')
-    .filter((p) => p !== '')
-    .map(Number);
 
 /** A miner logged in as `worker`, its first job in hand. */
 async function miner(pool: PoolProcess, worker: string): Promise<StratumClient> {
@@ -75,6 +70,39 @@ test('a socket process killed: only its miners are cut off, another one starts, 
     await back.waitFor(() => jobs(back) > backJobs, 'the next block job');
     const stats = await pool.api<{ connectedMiners: number }>('/api/pool/stats');
     assert.equal(stats.connectedMiners, 2);
+  } finally {
+    await pool.cleanup();
+  }
+});
+
+test('a socket process killed while sockets are being handed to it: each connection is answered or closed, and the pool still stops', async () => {
+  const pool = new PoolProcess(node, zmq, ['-stratumprocesses=2']);
+  await pool.start();
+  try {
+    const [victim] = children(pool.proc!.pid!);
+    const outcome: string[] = [];
+    const sockets = Array.from({ length: 200 }, (_, i) => {
+      const s = connect(pool.ports!.plain, '127.0.0.1');
+      outcome.push('');
+      s.setEncoding('utf8');
+      s.on('error', () => {});
+      s.on('data', (d: string) => {
+        if (d.includes('"id":1')) outcome[i] ||= 'answered';
+      });
+      s.on('close', () => {
+        outcome[i] ||= 'closed';
+      });
+      s.write('{"id":1,"method":"mining.subscribe","params":["burst/1.0",null]}\n');
+      if (i === 60) process.kill(victim, 'SIGKILL');
+      return s;
+    });
+    await eventually(async () => (outcome.every((o) => o !== '') ? true : undefined), 'every connection answered or closed', 30_000).catch((e) => {
+      throw new Error(`${(e as Error).message}: ${outcome.filter((o) => o === '').length} of 200 neither`);
+    });
+    assert.ok(outcome.includes('answered'));
+    for (const s of sockets) s.destroy();
+    // A socket handed to the dead process and never taken would hold the listener's close for good.
+    assert.equal(await Promise.race([pool.stop('SIGTERM'), sleep(15_000).then(() => 'still running after 15 s')]), 0);
   } finally {
     await pool.cleanup();
   }

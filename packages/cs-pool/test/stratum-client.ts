@@ -28,6 +28,8 @@ export class StratumClient {
   private readonly waiting = new Map<number, { resolve: (r: Reply) => void; reject: (e: Error) => void }>();
   private nextId = 1;
   readonly notifications: { method: string; params: unknown[] }[] = [];
+  /** Responses to no request of this client's: the pool's error line before it cuts a connection. */
+  readonly unsolicited: Reply[] = [];
   private readonly listeners: (() => void)[] = [];
   nonce1: Uint8Array = new Uint8Array(0);
   sessionId: string | null = null;
@@ -62,7 +64,9 @@ export class StratumClient {
     for (const line of this.splitter.push(chunk)) {
       const msg = decodeMessage(line);
       if (msg.kind === 'response') {
-        this.waiting.get(msg.id as number)?.resolve({ result: msg.result, error: msg.error });
+        const waiting = this.waiting.get(msg.id as number);
+        if (waiting) waiting.resolve({ result: msg.result, error: msg.error });
+        else this.unsolicited.push({ result: msg.result, error: msg.error });
         this.waiting.delete(msg.id as number);
         continue;
       }

@@ -3,10 +3,12 @@
 // session resume, and garbage cut off; run by stratum.test.ts on a pool holding its sockets
 // itself, and by stratum-processes.test.ts on one whose socket processes hold them.
 import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import { connect } from 'node:net';
 import { after, before, test } from 'node:test';
 import { REGTEST } from '@cs/consensus';
 import type { Daemon } from '../../csd/test/daemon.ts';
-import { PoolProcess, eventually, startNode } from './pool-harness.ts';
+import { PoolProcess, eventually, openSockets, socketProcesses, startNode } from './pool-harness.ts';
 import { StratumClient } from './stratum-client.ts';
 
 /** Every test below, on a pool started with `poolArgs` besides the harness's own. */
@@ -38,6 +40,25 @@ export function stratumSuite(poolArgs: readonly string[]): void {
     await pool?.cleanup();
     await node?.cleanup();
   });
+
+  const processes = Number(/^-stratumprocesses=(\d+)$/.exec(poolArgs.find((a) => a.startsWith('-stratumprocesses=')) ?? '')?.[1] ?? 0);
+  test(
+    processes === 0
+      ? "the miners' sockets are held by the pool's process"
+      : `the miners' sockets are held by the ${processes} socket processes, one each`,
+    async () => {
+      const pid = pool.proc!.pid!;
+      const holders = socketProcesses(pid);
+      assert.equal(holders.length, processes);
+      const before = [pid, ...holders].map(openSockets);
+      for (let i = 0; i < Math.max(processes, 2); i++) await (await client()).subscribe();
+      const gained = () => [pid, ...holders].map((p, i) => openSockets(p) - before[i]);
+      const want = processes === 0 ? [2] : [0, ...holders.map(() => 1)];
+      await eventually(async () => (gained().join() === want.join() ? true : undefined), `sockets gained ${want.join()}`, 10_000).catch(() => {
+        assert.deepEqual(gained(), want);
+      });
+    },
+  );
 
   test('subscribe, authorize, set_target, notify with the --pers auto fields', async () => {
     const c = await client();
@@ -234,14 +255,29 @@ export function stratumSuite(poolArgs: readonly string[]): void {
     for (const garbage of ['x'.repeat(11 * 1024), '{"id":1,"method":"mining.subscribe","params":"x"}\n']) {
       const flood = await client('vardiff');
       flood.writeRaw(garbage);
-      await flood.waitFor(() => false, 'the cut-off', 5000).catch(() => {});
-      assert.ok(flood.closed);
+      await flood.waitFor(() => flood.closed, 'the cut-off', 5000);
+      assert.equal(flood.unsolicited[0]?.error?.[0], 20, 'the error line saying why, before the cut');
     }
     // One offence is not abuse: a new connection from loopback is served (bans.test.ts has the thresholds).
     const next = await client('vardiff');
     assert.equal((await next.subscribe()).error, null);
     const s = miner.solve(REGTEST.equihash, false, `${address}.steady`);
     assert.equal((await miner.submit(s.params)).result, true);
+  });
+
+  test('a miner that sends its lines and half-closes its side still gets their answers', async () => {
+    const socket = connect(pool.ports!.plain, '127.0.0.1');
+    let text = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (d: string) => (text += d));
+    socket.end('{"id":7,"method":"mining.subscribe","params":["half/1.0",null]}\n');
+    await once(socket, 'close');
+    const answer = text
+      .split('\n')
+      .filter((l) => l !== '')
+      .map((l) => JSON.parse(l) as { id: unknown; result: unknown })
+      .find((m) => m.id === 7);
+    assert.ok(Array.isArray(answer?.result), `the subscribe answer, in ${JSON.stringify(text)}`);
   });
 
   test('stale shares never count toward the invalid-share cut-off; duplicates do', async () => {

@@ -30,7 +30,7 @@ import type { JobManager } from './jobs.ts';
 import { StratumMethods } from './methods.ts';
 import { Nonce1Allocator } from './nonce1.ts';
 import { readyMinerSocket, tlsContext } from './miner-socket.ts';
-import { SocketProcesses } from './socket-processes.ts';
+import { RemoteSocket, SocketProcesses } from './socket-processes.ts';
 import { ShareVerifier } from './verifier.ts';
 import { Vardiff, type VardiffConfig } from './vardiff.ts';
 
@@ -95,6 +95,9 @@ export interface ServerHooks {
 
 /** How long a miner has, after client.reconnect at shutdown, to close its connection itself. */
 const CLOSE_GRACE_MS = 2000;
+
+/** After the grace, how long socket processes have to report the connections they closed. */
+const CLOSE_REPORT_MS = 1000;
 
 /** How long one connection's requests may run before the event loop turns (StratumServer.work). */
 const TURN_SLICE_MS = 2;
@@ -185,15 +188,18 @@ export class StratumServer {
   /** client.reconnect to every miner (they come back to this address, or to another instance), then close. */
   async close(): Promise<void> {
     if (this.sweepTimer) clearInterval(this.sweepTimer);
+    this.remote?.stopRestarts();
     const reconnect = encodeNotification('client.reconnect', []);
     for (const c of this.connections) this.end(c, reconnect);
     // Miners get a moment to read client.reconnect and hang up; one that does not is cut off.
     const cutOff = setTimeout(() => {
       for (const c of this.connections) c.socket.destroy();
     }, CLOSE_GRACE_MS);
+    // Bounded: the last closes come from socket processes, which may not answer any more.
     const allClosed = new Promise<void>((resolve) => {
       this.onLastClose = resolve;
       if (this.connections.size === 0) resolve();
+      setTimeout(resolve, CLOSE_GRACE_MS + CLOSE_REPORT_MS).unref();
     });
     await Promise.all([...this.servers.map((s) => new Promise((r) => s.close(r))), allClosed]);
     clearTimeout(cutOff);
@@ -210,7 +216,11 @@ export class StratumServer {
       this.log.warn({ ip }, 'connection limit reached');
       return void socket.destroy();
     }
-    const miner: MinerSocket = this.remote ? this.remote.adopt(socket, port.tls) : readyMinerSocket(socket, port.tls ? this.tlsContext : null);
+    const miner: MinerSocket | null = this.remote ? this.remote.adopt(socket, port.tls) : readyMinerSocket(socket, port.tls ? this.tlsContext : null);
+    if (!miner) {
+      this.log.warn({ ip }, 'no stratum socket process is up; connection refused');
+      return void socket.destroy();
+    }
     const target = difficultyToTarget(port.difficulty, this.net.powLimit);
     const vardiff = port.vardiff ? new Vardiff({ ...this.config.vardiff, minTarget: this.minTarget, maxTarget: this.maxTarget }, now / 1000) : null;
     const c = new Connection(miner, ip, port, target, vardiff, now);
@@ -221,8 +231,12 @@ export class StratumServer {
     }, this.config.loginTimeoutMs);
     loginTimer.unref();
     miner.on('data', (chunk: string) => this.onData(c, chunk));
-    // The miner hung up its side, so ours is ending too (no half-open sockets): no more jobs.
-    miner.on('end', () => this.audience.remove(c));
+    // The miner hung up its side, so ours is ending too (no half-open sockets): no more jobs. A
+    // socket of this process ends itself; a socket process's waits for what was answered before.
+    miner.on('end', () => {
+      this.audience.remove(c);
+      if (miner instanceof RemoteSocket) this.end(c, '');
+    });
     miner.on('close', () => {
       clearTimeout(loginTimer);
       this.onClose(c);
@@ -285,7 +299,8 @@ export class StratumServer {
     // A paused socket delivers nothing, so the backlog is normally empty here.
     c.backlog = c.next === c.backlog.length ? lines : [...c.backlog.slice(c.next), ...lines];
     c.next = 0;
-    this.work(c);
+    // Paused, its work goes on from where it stopped; a socket process may still pass on what it had read.
+    if (!c.socket.isPaused()) this.work(c);
   }
 
   /**

@@ -34,8 +34,13 @@ function leave(i: number): void {
 
 function hold(i: number, socket: Socket | TLSSocket): void {
   sockets.set(i, socket);
+  send({ t: 'h', i });
   socket.on('data', (d: string) => send({ t: 'd', i, d }));
-  socket.on('end', () => send({ t: 'end', i }));
+  // No more jobs; the pool's process ends this side once it has answered what came before.
+  socket.on('end', () => {
+    leave(i);
+    send({ t: 'end', i });
+  });
   socket.on('close', () => {
     leave(i);
     sockets.delete(i);
@@ -49,9 +54,14 @@ process.on('message', (m: ToSocketProcess, handle?: Socket) => {
       if (m.tls) tls = tlsContext(m.tls);
       return;
     case 'c':
-      // The pool's process takes a TLS port's miners only with a certificate, and so has this one.
-      if (handle) hold(m.i, readyMinerSocket(handle, m.tls ? tls : null));
-      else send({ t: 'close', i: m.i });
+      if (!handle || (m.tls && !tls)) {
+        handle?.destroy();
+        send({ t: 'close', i: m.i });
+      } else {
+        // Half-open, as a socket of the pool's own is until it has answered: that answer takes a trip here.
+        handle.allowHalfOpen = true;
+        hold(m.i, readyMinerSocket(handle, m.tls ? tls : null));
+      }
       return;
     case 'b': {
       const line = Buffer.from(m.d);
@@ -64,7 +74,11 @@ process.on('message', (m: ToSocketProcess, handle?: Socket) => {
       return;
   }
   const s = sockets.get(m.i);
-  if (!s) return;
+  if (!s) {
+    // Closed here already (its 'close' is on the way), or never held: the pool's process learns it either way.
+    send({ t: 'close', i: m.i });
+    return;
+  }
   switch (m.t) {
     case 'w':
       s.write(m.d);
@@ -98,3 +112,5 @@ process.on('message', (m: ToSocketProcess, handle?: Socket) => {
 });
 // The pool's process is gone (it exited, or was killed): so are its miners' sessions.
 process.on('disconnect', () => process.exit(0));
+// A send while the pool's process is going away fails; its 'disconnect' follows.
+process.on('error', () => {});

@@ -24,8 +24,10 @@ export type ToSocketProcess =
   | { readonly t: 'b'; readonly d: string }
   | { readonly t: 'quit' };
 
-/** A socket process to the pool's: what happened on one of its sockets. */
-export type FromSocketProcess = { readonly t: 'd'; readonly i: number; readonly d: string } | { readonly t: 'end' | 'close'; readonly i: number };
+/** A socket process to the pool's: what happened on one of its sockets ('h': the socket handed over is held). */
+export type FromSocketProcess =
+  | { readonly t: 'd'; readonly i: number; readonly d: string }
+  | { readonly t: 'h' | 'end' | 'close'; readonly i: number };
 
 /**
  * A miner's socket held by a socket process: the part of net.Socket the stratum server uses, with
@@ -89,10 +91,19 @@ export class RemoteSocket extends EventEmitter {
   }
 }
 
+/** How long a socket process that died waits before it is started again (a process failing at start would otherwise loop). */
+const RESTART_MS = 1000;
+
 /** One socket process and the sockets it holds. */
 class SocketProcess {
   readonly sockets = new Map<number, RemoteSocket>();
+  /**
+   * Sockets sent and not yet taken ('h'): Node holds later messages until the child has the handle,
+   * and drops them and the handle if the child dies first, so they are closed here then.
+   */
+  private readonly handedOver = new Map<number, Socket>();
   private readonly child: ChildProcess;
+  private dead = false;
 
   constructor(
     tls: { readonly cert: string; readonly key: string } | null,
@@ -104,18 +115,22 @@ class SocketProcess {
       serialization: 'advanced',
     });
     this.child.on('message', (m: FromSocketProcess) => this.onMessage(m));
-    // A send to a process that has just died fails here; its exit closes every socket it held.
-    this.child.on('error', () => {});
-    this.child.once('exit', (code, signal) => {
-      for (const s of this.sockets.values()) s.closed();
-      this.sockets.clear();
-      this.onExit(this, code, signal);
+    // A failed spawn reports only an error, never an exit; a failed send to a process that has
+    // just died reports one too, and its exit follows.
+    this.child.on('error', () => {
+      if (this.child.pid === undefined) this.died(null, null);
     });
+    this.child.once('exit', (code, signal) => this.died(code, signal));
     this.send({ t: 'init', tls });
   }
 
   get pid(): number | undefined {
     return this.child.pid;
+  }
+
+  /** Taking new sockets: started, and not dead or stopping. */
+  get up(): boolean {
+    return !this.dead && this.child.connected;
   }
 
   send(message: ToSocketProcess, handle?: Socket): void {
@@ -125,26 +140,44 @@ class SocketProcess {
   adopt(socket: Socket, id: number, tls: boolean): RemoteSocket {
     const remote = new RemoteSocket(this, id);
     this.sockets.set(id, remote);
+    this.handedOver.set(id, socket);
     this.send({ t: 'c', i: id, tls }, socket);
     return remote;
   }
 
+  private died(code: number | null, signal: string | null): void {
+    if (this.dead) return;
+    this.dead = true;
+    for (const socket of this.handedOver.values()) socket.destroy();
+    this.handedOver.clear();
+    for (const s of this.sockets.values()) s.closed();
+    this.sockets.clear();
+    this.onExit(this, code, signal);
+  }
+
   private onMessage(m: FromSocketProcess): void {
+    if (m.t === 'h') {
+      this.handedOver.delete(m.i);
+      return;
+    }
     const s = this.sockets.get(m.i);
     if (!s) return;
     if (m.t === 'd') s.emit('data', m.d);
     else if (m.t === 'end') s.emit('end');
     else {
       this.sockets.delete(m.i);
+      this.handedOver.get(m.i)?.destroy();
+      this.handedOver.delete(m.i);
       s.closed();
     }
   }
 
   /** Resolves once the process has exited. */
   quit(): Promise<void> {
-    if (this.child.exitCode !== null || this.child.signalCode !== null) return Promise.resolve();
+    if (this.dead) return Promise.resolve();
     const exited = new Promise<void>((resolve) => this.child.once('exit', () => resolve()));
-    this.send({ t: 'quit' });
+    if (this.child.connected) this.send({ t: 'quit' });
+    else this.child.kill('SIGKILL');
     return exited;
   }
 }
@@ -159,37 +192,51 @@ export class SocketProcesses {
     private readonly tls: { readonly cert: string; readonly key: string } | null,
     private readonly log: Logger,
   ) {
-    for (let i = 0; i < count; i++) this.processes.push(this.start());
+    for (let i = 0; i < count; i++) this.start(i);
   }
 
-  private start(): SocketProcess {
-    return new SocketProcess(this.tls, (p, code, signal) => {
-      if (this.stopping) return;
-      this.log.error({ code, signal }, 'a stratum socket process died; its miners were disconnected, starting it again');
-      this.processes[this.processes.indexOf(p)] = this.start();
-    });
+  /** Starts slot `i`'s process; one that dies is started again after RESTART_MS, unless the pool is stopping. */
+  private start(i: number): void {
+    try {
+      this.processes[i] = new SocketProcess(this.tls, (_p, code, signal) => {
+        if (this.stopping) return;
+        this.log.error({ code, signal }, 'a stratum socket process died; its miners were disconnected, starting it again');
+        setTimeout(() => this.stopping || this.start(i), RESTART_MS).unref();
+      });
+    } catch (e) {
+      this.log.error({ err: (e as Error).message }, 'a stratum socket process could not start; trying again');
+      setTimeout(() => this.stopping || this.start(i), RESTART_MS).unref();
+    }
   }
 
   /** The process ids, for operators and the bench (their memory and CPU are the pool's too). */
   get pids(): number[] {
-    return this.processes.map((p) => p.pid).filter((pid) => pid !== undefined);
+    return this.processes.filter((p) => p.up).map((p) => p.pid!);
   }
 
-  /** Hands an accepted socket (paused since its accept) to the socket process holding the fewest. */
-  adopt(socket: Socket, tls: boolean): RemoteSocket {
-    let least = this.processes[0];
-    for (const p of this.processes) if (p.sockets.size < least.sockets.size) least = p;
-    return least.adopt(socket, this.nextId++, tls);
+  /**
+   * Hands an accepted socket (paused since its accept) to the live socket process holding the
+   * fewest; null when none is up (all of them being started again).
+   */
+  adopt(socket: Socket, tls: boolean): RemoteSocket | null {
+    let least: SocketProcess | null = null;
+    for (const p of this.processes) if (p?.up && (!least || p.sockets.size < least.sockets.size)) least = p;
+    return least ? least.adopt(socket, this.nextId++, tls) : null;
   }
 
   /** A job line to every socket in the processes' audiences. */
   broadcast(line: string): void {
-    for (const p of this.processes) p.send({ t: 'b', d: line });
+    for (const p of this.processes) p?.send({ t: 'b', d: line });
+  }
+
+  /** No process is started again from now on: the pool is stopping. */
+  stopRestarts(): void {
+    this.stopping = true;
   }
 
   /** Stops the processes; their sockets close with them. */
   async close(): Promise<void> {
     this.stopping = true;
-    await Promise.all(this.processes.map((p) => p.quit()));
+    await Promise.all(this.processes.map((p) => p?.quit()));
   }
 }
