@@ -2,7 +2,7 @@
 // it and is started again, and the pool's process killed takes its socket processes with it.
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
-import { connect } from 'node:net';
+import { type Socket, connect } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, test } from 'node:test';
 import { REGTEST } from '@cs/consensus';
@@ -81,7 +81,8 @@ test('a socket process killed while sockets are being handed to it: each connect
   try {
     const [victim] = children(pool.proc!.pid!);
     const outcome: string[] = [];
-    const sockets = Array.from({ length: 200 }, (_, i) => {
+    const sockets: Socket[] = [];
+    for (let i = 0; i < 200; i++) {
       const s = connect(pool.ports!.plain, '127.0.0.1');
       outcome.push('');
       s.setEncoding('utf8');
@@ -93,11 +94,18 @@ test('a socket process killed while sockets are being handed to it: each connect
         outcome[i] ||= 'closed';
       });
       s.write('{"id":1,"method":"mining.subscribe","params":["burst/1.0",null]}\n');
-      if (i === 60) process.kill(victim, 'SIGKILL');
-      return s;
-    });
+      sockets.push(s);
+      // Once the first 60 are served, more arrive and the kill lands among their hand-overs.
+      if (i === 60) await eventually(async () => (outcome.slice(0, 60).every((o) => o !== '') ? true : undefined), 'the first 60 served');
+      if (i === 80) process.kill(victim, 'SIGKILL');
+    }
     await eventually(async () => (outcome.every((o) => o !== '') ? true : undefined), 'every connection answered or closed', 30_000).catch((e) => {
-      throw new Error(`${(e as Error).message}: ${outcome.filter((o) => o === '').length} of 200 neither`);
+      throw new Error(
+        `${(e as Error).message}: ${outcome.filter((o) => o === '').length} of 200 neither: ports ${sockets
+          .filter((_, i) => outcome[i] === '')
+          .map((s) => s.localPort)
+          .join()}`,
+      );
     });
     assert.ok(outcome.includes('answered'));
     for (const s of sockets) s.destroy();

@@ -98,8 +98,11 @@ const RESTART_MS = 1000;
 class SocketProcess {
   readonly sockets = new Map<number, RemoteSocket>();
   /**
-   * Sockets sent and not yet taken ('h'): Node holds later messages until the child has the handle,
-   * and drops them and the handle if the child dies first, so they are closed here then.
+   * Sockets sent and not yet taken ('h'), kept open here until then: Node holds later messages
+   * until the child has a handle, and when the child dies first it neither closes the handle it
+   * was waiting on nor those queued behind it (the channel is never fully disconnected), so the
+   * miner would hang on a connection nobody reads. Each is closed here once taken or when its
+   * process dies.
    */
   private readonly handedOver = new Map<number, Socket>();
   private readonly child: ChildProcess;
@@ -134,13 +137,14 @@ class SocketProcess {
   }
 
   send(message: ToSocketProcess, handle?: Socket): void {
-    if (this.child.connected) this.child.send(message, handle);
+    if (this.child.connected) this.child.send(message, handle, { keepOpen: handle !== undefined });
   }
 
   adopt(socket: Socket, id: number, tls: boolean): RemoteSocket {
     const remote = new RemoteSocket(this, id);
     this.sockets.set(id, remote);
     this.handedOver.set(id, socket);
+    socket.on('error', () => {});
     this.send({ t: 'c', i: id, tls }, socket);
     return remote;
   }
@@ -156,12 +160,17 @@ class SocketProcess {
   }
 
   private onMessage(m: FromSocketProcess): void {
+    const s = this.sockets.get(m.i);
+    if (!s) {
+      // Not, or no longer, a connection here: the process must not keep it.
+      if (m.t !== 'close') this.send({ t: 'x', i: m.i });
+      return;
+    }
     if (m.t === 'h') {
+      this.handedOver.get(m.i)?.destroy();
       this.handedOver.delete(m.i);
       return;
     }
-    const s = this.sockets.get(m.i);
-    if (!s) return;
     if (m.t === 'd') s.emit('data', m.d);
     else if (m.t === 'end') s.emit('end');
     else {
