@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { connect } from 'node:net';
+import { connect as tlsConnect } from 'node:tls';
 import { after, before, test } from 'node:test';
 import { REGTEST } from '@cs/consensus';
 import type { Daemon } from '../../csd/test/daemon.ts';
@@ -183,6 +184,28 @@ export function stratumSuite(poolArgs: readonly string[]): void {
     await c.authorize(`${address}.tls`);
     const s = c.solve(REGTEST.equihash, false, `${address}.tls`);
     assert.equal((await c.submit(s.params)).result, true);
+  });
+
+  test("TLS sessions resume, whichever of the pool's processes holds the new connection", async () => {
+    const open = (session?: Buffer) =>
+      new Promise<{ socket: import('node:tls').TLSSocket; session: Promise<Buffer> }>((resolve, reject) => {
+        const socket = tlsConnect({ host: '127.0.0.1', port: pool.ports!.tls, rejectUnauthorized: false, session }, () =>
+          resolve({ socket, session: ticket }),
+        );
+        const ticket = new Promise<Buffer>((r) => socket.once('session', r));
+        socket.once('error', reject);
+      });
+    const first = await open();
+    const session = await first.session;
+    // All kept open: each new connection goes to the socket process holding the fewest, so with
+    // socket processes some of these land on another process than the first one's.
+    const resumed = [];
+    for (let i = 0; i < 6; i++) resumed.push(await open(session));
+    assert.deepEqual(
+      resumed.map((r) => r.socket.isSessionReused()),
+      resumed.map(() => true),
+    );
+    for (const c of [first, ...resumed]) c.socket.destroy();
   });
 
   test('extranonce subscription: true, then set_extranonce with a new NONCE_1 that shares must use', async () => {

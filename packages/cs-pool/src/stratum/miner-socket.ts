@@ -6,9 +6,17 @@
 import type { Socket } from 'node:net';
 import { type SecureContext, TLSSocket, createSecureContext } from 'node:tls';
 
-/** The TLS settings of every TLS port (configured by -tlscert and -tlskey, or generated). */
-export function tlsContext(tls: { readonly cert: string; readonly key: string }): SecureContext {
-  return createSecureContext({ cert: tls.cert, key: tls.key, minVersion: 'TLSv1.2' });
+/** What a holder of TLS sockets needs: the certificate (-tlscert and -tlskey, or generated) and the session ticket keys. */
+export interface TlsSettings {
+  readonly cert: string;
+  readonly key: string;
+  /** 48 random bytes per start, the same in every process, so that a session resumes in whichever holds the new connection. */
+  readonly ticketKeys: Uint8Array;
+}
+
+/** The TLS settings of every TLS port. */
+export function tlsContext(tls: TlsSettings): SecureContext {
+  return createSecureContext({ cert: tls.cert, key: tls.key, minVersion: 'TLSv1.2', ticketKeys: Buffer.from(tls.ticketKeys) });
 }
 
 /** The socket to read and write a miner through: TLS on top of `socket` when `tls` is given; text in. */

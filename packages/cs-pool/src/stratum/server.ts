@@ -6,6 +6,7 @@
  * sockets and everything else stays here. Shares that pass validation go to the `onShare` callback
  * (accounting) before the miner hears `true`.
  */
+import { randomBytes } from 'node:crypto';
 import { createServer as createTcpServer, type Server, type Socket } from 'node:net';
 import type { SecureContext } from 'node:tls';
 import type { ChainParams } from '@cs/consensus';
@@ -134,8 +135,9 @@ export class StratumServer {
     this.minTarget = difficultyToTarget(config.vardiff.maxDifficulty, net.powLimit);
     this.maxTarget = difficultyToTarget(config.vardiff.minDifficulty, net.powLimit);
     this.verifier = new ShareVerifier(config.verifyThreads, net.equihash, log);
-    this.remote = config.socketProcesses > 0 ? new SocketProcesses(config.socketProcesses, config.tls, log) : null;
-    this.tlsContext = config.tls ? tlsContext(config.tls) : null;
+    const tls = config.tls ? { ...config.tls, ticketKeys: randomBytes(48) } : null;
+    this.remote = config.socketProcesses > 0 ? new SocketProcesses(config.socketProcesses, tls, log) : null;
+    this.tlsContext = tls ? tlsContext(tls) : null;
     this.methods = new StratumMethods({
       net,
       jobs,

@@ -12,10 +12,11 @@ import { EventEmitter } from 'node:events';
 import type { Socket } from 'node:net';
 import { startProcess } from '@cs/runtime/worker';
 import type { Logger } from 'pino';
+import type { TlsSettings } from './miner-socket.ts';
 
 /** The pool's process to a socket process; `c` comes with the socket it hands over. */
 export type ToSocketProcess =
-  | { readonly t: 'init'; readonly tls: { readonly cert: string; readonly key: string } | null }
+  | { readonly t: 'init'; readonly tls: TlsSettings | null }
   | { readonly t: 'c'; readonly i: number; readonly tls: boolean }
   /** Write, end after writing, destroy. */
   | { readonly t: 'w' | 'e'; readonly i: number; readonly d: string }
@@ -109,7 +110,7 @@ class SocketProcess {
   private dead = false;
 
   constructor(
-    tls: { readonly cert: string; readonly key: string } | null,
+    tls: TlsSettings | null,
     private readonly onExit: (p: SocketProcess, code: number | null, signal: string | null) => void,
   ) {
     // Structured clone, not JSON: a chunk of stratum lines would be escaped and unescaped again.
@@ -198,7 +199,7 @@ export class SocketProcesses {
 
   constructor(
     count: number,
-    private readonly tls: { readonly cert: string; readonly key: string } | null,
+    private readonly tls: TlsSettings | null,
     private readonly log: Logger,
   ) {
     for (let i = 0; i < count; i++) this.start(i);
