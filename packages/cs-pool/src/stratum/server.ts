@@ -162,11 +162,6 @@ export class StratumServer {
     return this.connections.size;
   }
 
-  /** The socket processes' ids (none without -stratumprocesses). */
-  get socketProcessIds(): number[] {
-    return this.remote?.pids ?? [];
-  }
-
   async listen(): Promise<void> {
     for (const port of this.config.ports) {
       if (port.tls && !this.config.tls) throw new Error(`port ${port.port} wants TLS but no certificate is configured`);

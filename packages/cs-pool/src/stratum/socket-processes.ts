@@ -128,10 +128,6 @@ class SocketProcess {
     this.send({ t: 'init', tls });
   }
 
-  get pid(): number | undefined {
-    return this.child.pid;
-  }
-
   /** Taking new sockets: started, and not dead or stopping. */
   get up(): boolean {
     return !this.dead && this.child.connected;
@@ -217,11 +213,6 @@ export class SocketProcesses {
       this.log.error({ err: (e as Error).message }, 'a stratum socket process could not start; trying again');
       setTimeout(() => this.stopping || this.start(i), RESTART_MS).unref();
     }
-  }
-
-  /** The process ids, for operators and the bench (their memory and CPU are the pool's too). */
-  get pids(): number[] {
-    return this.processes.filter((p) => p.up).map((p) => p.pid!);
   }
 
   /**
