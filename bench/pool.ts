@@ -38,7 +38,7 @@ import { fileURLToPath } from 'node:url';
 import type { Worker } from 'node:worker_threads';
 import { startWorker } from '@cs/runtime/worker';
 import type { Daemon } from '../packages/csd/test/daemon.ts';
-import { PoolProcess, startNode } from '../packages/cs-pool/test/pool-harness.ts';
+import { PoolProcess, socketProcesses, startNode } from '../packages/cs-pool/test/pool-harness.ts';
 import { median, percentile } from './lib/stats.ts';
 
 const VERIFY_THREADS = Number(process.env.POOL_BENCH_VERIFY_THREADS ?? 1);
@@ -74,14 +74,9 @@ const cpuMs = (pid: number, tid?: number) => {
 };
 const rssKb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]);
 /** The pool's process and its socket processes, whose memory and CPU are the pool's too. */
-const poolPids = (pid: number) => [
-  pid,
-  ...readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8')
-    .split(' ')
-    .filter((p) => p !== '')
-    .map(Number),
-];
+const poolPids = (pid: number) => [pid, ...socketProcesses(pid)];
 const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
+const poolCpuMs = (pid: number) => sum(poolPids(pid).map((p) => cpuMs(p)));
 
 const profileDir = process.env.POOL_BENCH_PROFILE ?? null;
 const execArgv = ['--conditions=@cs/source', '--import', 'tsx', ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [])];
@@ -317,9 +312,9 @@ try {
   let poolMainCpu = 0;
   let floorCpu = 0;
   const poolShares = async (r: number) => {
-    const [cpu0, main0] = [sum(poolPids(pid).map((p) => cpuMs(p))), cpuMs(pid, pid)];
+    const [cpu0, main0] = [poolCpuMs(pid), cpuMs(pid, pid)];
     poolRates.push((perRound / (await send(r))) * 1000);
-    poolCpu += sum(poolPids(pid).map((p) => cpuMs(p))) - cpu0;
+    poolCpu += poolCpuMs(pid) - cpu0;
     poolMainCpu += cpuMs(pid, pid) - main0;
   };
   const floorShares = async (r: number) => {

@@ -1,4 +1,5 @@
 import type { Connection, MinerSocket } from './connection.ts';
+import { DenseList } from './dense-list.ts';
 import { RemoteSocket } from './socket-processes.ts';
 
 /**
@@ -11,10 +12,7 @@ import { RemoteSocket } from './socket-processes.ts';
  * that process's audience instead. Solo miners each get a line of their own.
  */
 export class JobAudience {
-  private readonly sockets: MinerSocket[] = [];
-  /** The connection of each entry of `sockets`, at the same index. */
-  private readonly owners: Connection[] = [];
-  private readonly at = new Map<Connection, number>();
+  private readonly sockets = new DenseList<Connection, MinerSocket>();
   private readonly soloConnections = new Set<Connection>();
 
   /**
@@ -29,32 +27,19 @@ export class JobAudience {
       return;
     }
     if (c.socket instanceof RemoteSocket) return c.socket.broadcasts(true);
-    if (this.at.has(c)) return;
-    this.at.set(c, this.sockets.length);
-    this.sockets.push(c.socket);
-    this.owners.push(c);
+    this.sockets.add(c, c.socket);
   }
 
   /** A connection that closed; the last entry takes its place. */
   remove(c: Connection): void {
     this.soloConnections.delete(c);
     if (c.socket instanceof RemoteSocket) return c.socket.broadcasts(false);
-    const i = this.at.get(c);
-    if (i === undefined) return;
-    this.at.delete(c);
-    const last = this.sockets.length - 1;
-    if (i !== last) {
-      this.sockets[i] = this.sockets[last];
-      this.owners[i] = this.owners[last];
-      this.at.set(this.owners[i], i);
-    }
-    this.sockets.pop();
-    this.owners.pop();
+    this.sockets.delete(c);
   }
 
   /** The sockets of the pool's miners held by this process. */
   get pool(): readonly MinerSocket[] {
-    return this.sockets;
+    return this.sockets.values;
   }
 
   /** The solo miners' connections. */

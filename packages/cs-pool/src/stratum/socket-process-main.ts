@@ -5,32 +5,18 @@
  */
 import type { Socket } from 'node:net';
 import type { SecureContext, TLSSocket } from 'node:tls';
+import { DenseList } from './dense-list.ts';
 import { readyMinerSocket, tlsContext } from './miner-socket.ts';
 import type { FromSocketProcess, ToSocketProcess } from './socket-processes.ts';
 
 const sockets = new Map<number, Socket | TLSSocket>();
-/** The sockets a job broadcast writes to, dense as in the pool's own JobAudience, and their ids. */
-const audience: (Socket | TLSSocket)[] = [];
-const audienceIds: number[] = [];
-const at = new Map<number, number>();
+/** The sockets a job broadcast writes to, as in the pool's own JobAudience. */
+const audience = new DenseList<number, Socket | TLSSocket>();
 let tls: SecureContext | null = null;
 
 const send = (m: FromSocketProcess) => {
   if (process.connected) process.send!(m);
 };
-
-function leave(i: number): void {
-  const k = at.get(i);
-  if (k === undefined) return;
-  at.delete(i);
-  const last = audience.pop()!;
-  const lastId = audienceIds.pop()!;
-  if (k < audience.length) {
-    audience[k] = last;
-    audienceIds[k] = lastId;
-    at.set(lastId, k);
-  }
-}
 
 function hold(i: number, socket: Socket | TLSSocket): void {
   sockets.set(i, socket);
@@ -38,11 +24,11 @@ function hold(i: number, socket: Socket | TLSSocket): void {
   socket.on('data', (d: string) => send({ t: 'd', i, d }));
   // No more jobs; the pool's process ends this side once it has answered what came before.
   socket.on('end', () => {
-    leave(i);
+    audience.delete(i);
     send({ t: 'end', i });
   });
   socket.on('close', () => {
-    leave(i);
+    audience.delete(i);
     sockets.delete(i);
     send({ t: 'close', i });
   });
@@ -65,7 +51,7 @@ process.on('message', (m: ToSocketProcess, handle?: Socket) => {
       return;
     case 'b': {
       const line = Buffer.from(m.d);
-      for (const s of audience) s.write(line);
+      for (const s of audience.values) s.write(line);
       return;
     }
     case 'quit':
@@ -84,7 +70,7 @@ process.on('message', (m: ToSocketProcess, handle?: Socket) => {
       s.write(m.d);
       return;
     case 'e':
-      leave(m.i);
+      audience.delete(m.i);
       s.end(m.d);
       // A paused socket would never read the miner's end of the connection, so never close.
       s.resume();
@@ -99,14 +85,10 @@ process.on('message', (m: ToSocketProcess, handle?: Socket) => {
       s.resume();
       return;
     case 'join':
-      if (!at.has(m.i)) {
-        at.set(m.i, audience.length);
-        audience.push(s);
-        audienceIds.push(m.i);
-      }
+      audience.add(m.i, s);
       return;
     case 'leave':
-      leave(m.i);
+      audience.delete(m.i);
       return;
   }
 });

@@ -163,19 +163,20 @@ class SocketProcess {
       if (m.t !== 'close') this.send({ t: 'x', i: m.i });
       return;
     }
-    if (m.t === 'h') {
-      this.handedOver.get(m.i)?.destroy();
-      this.handedOver.delete(m.i);
-      return;
-    }
-    if (m.t === 'd') s.emit('data', m.d);
+    if (m.t === 'h') this.release(m.i);
+    else if (m.t === 'd') s.emit('data', m.d);
     else if (m.t === 'end') s.emit('end');
     else {
       this.sockets.delete(m.i);
-      this.handedOver.get(m.i)?.destroy();
-      this.handedOver.delete(m.i);
+      this.release(m.i);
       s.closed();
     }
+  }
+
+  /** This process's copy of a socket handed over, closed: the socket process holds it, or it is gone. */
+  private release(i: number): void {
+    this.handedOver.get(i)?.destroy();
+    this.handedOver.delete(i);
   }
 
   /** Resolves once the process has exited. */
